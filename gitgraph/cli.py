@@ -1,0 +1,76 @@
+"""Command line: parse arguments, dispatch to `commands/*`, map errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import GitGraphError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gitgraph", description="A code graph of a git repository, kept current from git.")
+    parser.add_argument("--version", action="version", version=f"gitgraph {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log cache decisions")
+    parser.add_argument("-C", dest="cwd", default=".", help="run as if started in this directory")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("index", help="build graph.json (reuses the blob cache)")
+    p.add_argument("--rev", help="index this revision instead of the work tree")
+    p.add_argument("--staged", action="store_true", help="index the staged content (git index)")
+    p.add_argument("-o", "--output", help="write here instead of the configured graph path")
+
+    p = sub.add_parser("update", help="bring graph.json up to date, re-parsing changed blobs only")
+    p.add_argument("--staged", action="store_true", help="describe the index, not the work tree")
+    p.add_argument("--stage", action="store_true", help="`git add` graph.json afterwards")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+
+    p = sub.add_parser("check", help="exit 1 when graph.json does not describe the index")
+    p.add_argument("--rev", help="compare with this revision instead of the index")
+
+    p = sub.add_parser("stats", help="files, symbols, edges by kind, languages, resolution")
+    p.add_argument("--rev", help="describe this revision instead of the work tree")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `gitgraph` console script."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(format="gitgraph: %(message)s",
+                        level=logging.INFO if args.verbose else logging.WARNING)
+    cwd = Path(args.cwd)
+    try:
+        if args.command == "index":
+            from .commands.index import index
+            return index(cwd=cwd, rev=args.rev, staged=args.staged, output=args.output)
+        if args.command == "update":
+            from .commands.index import update
+            return update(cwd=cwd, staged=args.staged, stage=args.stage, quiet=args.quiet)
+        if args.command == "check":
+            from .commands.index import check
+            return check(cwd=cwd, rev=args.rev)
+        if args.command == "stats":
+            from .commands.stats import stats
+            return stats(cwd=cwd, rev=args.rev)
+        raise AssertionError(args.command)
+    except GitGraphError as exc:
+        print(f"gitgraph: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: say so in one line, keep the traceback for -v
+        logging.getLogger("gitgraph").info("crash", exc_info=True)
+        print(f"gitgraph: internal error: {type(exc).__name__}: {exc} "
+              "(please report it; -v shows the traceback)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

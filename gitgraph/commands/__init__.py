@@ -1,0 +1,1 @@
+"""One function per subcommand: explicit keyword arguments in, an exit code out."""

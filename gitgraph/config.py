@@ -1,0 +1,110 @@
+"""`.gitgraph.yml` → a frozen Config with defaults; unknown keys warn, bad values are errors."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import GitGraphError
+from .languages import LANGUAGES
+
+CONFIG_FILE = ".gitgraph.yml"
+
+
+def _default_weights() -> dict[str, float]:
+    # Tuned on bench/impact_quality.py; see the closing notes of the diff issue for the table.
+    return {
+        # impact flows from a changed symbol to what depends on it (reverse edges) ...
+        "calls": 1.0,
+        "tests": 1.4,
+        "inherits": 0.9,
+        "imports": 0.3,
+        "contains": 0.4,
+        "cochange": 0.3,
+        # ... and, more weakly, to what the changed code relies on (forward edges)
+        "forward": 0.15,
+        # seeds by change kind
+        "seed_removed": 1.0,
+        "seed_signature": 1.0,
+        "seed_body": 0.8,
+        "seed_added": 0.5,
+        "seed_cosmetic": 0.05,
+        "damping": 0.5,
+    }
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for one repository (all paths repo-relative, POSIX)."""
+
+    graph: str = ".gitgraph/graph.json"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    languages: tuple[str, ...] = LANGUAGES
+    max_file_bytes: int = 1_000_000
+    budget: int = 2000
+    encoding: str = "cl100k_base"
+    cochange_commits: int = 300
+    weights: dict[str, float] = field(default_factory=_default_weights)
+
+    def wants(self, path: str) -> bool:
+        """Whether include/exclude globs admit this path."""
+        if self.include and not any(fnmatch.fnmatchcase(path, g) for g in self.include):
+            return False
+        return not any(fnmatch.fnmatchcase(path, g) for g in self.exclude)
+
+
+def load(root: Path) -> Config:
+    """Read `.gitgraph.yml` at the repository root (absent file → defaults)."""
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        return Config()
+    import yaml
+
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise GitGraphError(f"{CONFIG_FILE}: cannot parse ({line})") from None
+    if not isinstance(raw, dict):
+        raise GitGraphError(f"{CONFIG_FILE}: expected a mapping at the top level")
+    return parse(raw)
+
+
+def parse(raw: dict[str, Any]) -> Config:
+    """Validate a config mapping against the defaults' types."""
+    known = {f.name for f in fields(Config)}
+    for key in sorted(set(raw) - known):
+        print(f"gitgraph: warning: {CONFIG_FILE}: unknown key '{key}' ignored", file=sys.stderr)
+    base = Config()
+    values: dict[str, Any] = {}
+    for key in sorted(set(raw) & known):
+        value = raw[key]
+        default = getattr(base, key)
+        if isinstance(default, tuple):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise GitGraphError(f"{CONFIG_FILE}: '{key}' must be a list of strings")
+            value = tuple(value)
+        elif isinstance(default, dict):
+            if not isinstance(value, dict):
+                raise GitGraphError(f"{CONFIG_FILE}: '{key}' must be a mapping")
+            for name, weight in value.items():
+                if name not in default or not isinstance(weight, (int, float)):
+                    raise GitGraphError(f"{CONFIG_FILE}: bad weight '{name}: {weight}'")
+            value = {**default, **{k: float(v) for k, v in value.items()}}
+        elif type(value) is not type(default):
+            raise GitGraphError(f"{CONFIG_FILE}: '{key}' must be a {type(default).__name__}")
+        values[key] = value
+    config = replace(base, **values)
+    unknown = sorted(set(config.languages) - set(LANGUAGES))
+    if unknown:
+        raise GitGraphError(f"{CONFIG_FILE}: unknown language(s) {', '.join(unknown)} "
+                            f"(known: {', '.join(LANGUAGES)})")
+    if config.graph.startswith("/") or ".." in config.graph.split("/"):
+        raise GitGraphError(f"{CONFIG_FILE}: 'graph' must be a path inside the repository")
+    return config

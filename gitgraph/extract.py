@@ -1,0 +1,273 @@
+"""(bytes, language) → Extraction. The only module that imports tree_sitter.
+
+Definitions, references and imports come from the tags queries in `queries/`; this module
+adds what a query cannot express: nesting (qualified names), the enclosing scope of each
+reference, signatures, docstrings and text hashes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from typing import Any
+
+from . import __version__
+from .languages import LANGUAGES, query_path
+from .model import Extraction, Import, Ref, Symbol
+
+# Bump when extraction output changes for the same input; part of every cache key.
+EXTRACTOR_VERSION = "1"
+MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
+SIGNATURE_CHARS = 240
+NAME_CHARS = 200
+
+_SCOPE_ONLY = {"impl"}  # scopes that name their members but are not symbols themselves
+_CONTAINERS = {"class", "interface", "struct", "enum", "trait", "impl", "module", "object"}
+_TEST_MARK = re.compile(
+    rb"#\[(?:\w+::)*test\]|@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b"
+)
+_MARK_SIBLINGS = {"attribute_item", "decorator", "annotation", "marker_annotation"}
+_SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
+_LAST_NAME = re.compile(r"(\w+)\W*$")
+_COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*)")
+_COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
+
+
+@functools.cache
+def extractor_digest(max_bytes: int) -> str:
+    """Digest of everything that shapes extraction output (the blob cache's second key)."""
+    import tree_sitter
+    import tree_sitter_language_pack
+
+    h = hashlib.blake2b(digest_size=8)
+    versions = (EXTRACTOR_VERSION, __version__, str(max_bytes), str(MINIFIED_LINE_CHARS),
+                getattr(tree_sitter, "__version__", ""),
+                getattr(tree_sitter_language_pack, "__version__", ""))
+    h.update("\0".join(versions).encode())
+    for lang in LANGUAGES:
+        path = query_path(lang)
+        if path.exists():
+            h.update(lang.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+@functools.cache
+def _tools(lang: str) -> tuple[Any, Any]:
+    import tree_sitter
+    import tree_sitter_language_pack
+
+    language = tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
+    query = tree_sitter.Query(language, query_path(lang).read_text(encoding="utf-8"))
+    return tree_sitter.Parser(language), query
+
+
+def skip_reason(source: bytes, max_bytes: int) -> str:
+    """Why a blob is not parsed at all ("" when it should be)."""
+    if len(source) > max_bytes:
+        return "too-large"
+    if b"\0" in source[:8192]:
+        return "binary"
+    if source.startswith(b"version https://git-lfs.github.com/spec/"):
+        return "lfs-pointer"
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return "non-utf8"
+    lines = source.count(b"\n") + 1
+    if len(source) > 4 * MINIFIED_LINE_CHARS and len(source) / lines > MINIFIED_LINE_CHARS:
+        return "minified"
+    return ""
+
+
+def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
+    """Symbols, references and imports of one blob; bad input gives a status, never raises."""
+    lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+    reason = skip_reason(source, max_bytes)
+    if reason:
+        return Extraction((), (), (), lines, reason)
+    parser, query = _tools(lang)
+    import tree_sitter
+
+    tree = parser.parse(source)
+    root = tree.root_node
+    # start, -end, node, name node, kind, explicit parent name
+    definitions: list[tuple[int, int, Any, Any, str, str]] = []
+    refs: list[tuple[int, str, str, int]] = []  # start byte, kind, name, line
+    imports: list[Import] = []
+    for _, captures in tree_sitter.QueryCursor(query).matches(root):
+        for key, nodes in captures.items():
+            if key.startswith("definition.") and key != "definition.parent":
+                kind = key[len("definition."):]
+                names = captures.get("name.definition." + kind)
+                if not names:
+                    continue
+                parent = captures.get("definition.parent")
+                parent_name = _text(parent[0]) if parent else ""
+                node = _with_marks(nodes[0])
+                definitions.append((node.start_byte, -node.end_byte, nodes[0], names[0], kind,
+                                    parent_name))
+            elif key.startswith("name.reference."):
+                kind = key[len("name.reference."):]
+                for node in nodes:
+                    name = normalise(_text(node))
+                    if name:
+                        refs.append((node.start_byte, kind, name, node.start_point[0] + 1))
+        if any(key.startswith("import.") for key in captures):
+            imports.extend(_imports(captures))
+    symbols, scoped = _nest(definitions, refs, source)
+    status = "syntax-error" if root.has_error else ""
+    return Extraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines, status)
+
+
+def normalise(text: str) -> str:
+    """A callee as written → "f", "mod.f", "self.m", "super.m" or "?.m" (unknown receiver)."""
+    text = re.sub(r"\s+", "", text).replace("::", ".").replace("?.", ".").replace("->", ".")
+    if not text or len(text) > NAME_CHARS:
+        return ""
+    match = _SUPER_CALL.match(text)
+    if match:
+        return "super." + match.group(1)
+    if text in ("super", "self", "this"):
+        return ""
+    if any(c in text for c in "()[]<>{}'\"`!&*"):
+        last = _LAST_NAME.search(text)
+        return "?." + last.group(1) if last and "." in text else ""
+    if text.startswith("this."):
+        text = "self." + text[5:]
+    return text.strip(".")
+
+
+def _nest(definitions: list[tuple[int, int, Any, Any, str, str]],
+          refs: list[tuple[int, str, str, int]], source: bytes
+          ) -> tuple[list[Symbol], list[Ref]]:
+    """Qualified names from nesting, and the innermost enclosing symbol of each reference."""
+    events: list[tuple[int, int, int, Any]] = [(d[0], 0, d[1], d) for d in definitions]
+    events += [(r[0], 1, 0, r) for r in refs]
+    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    stack: list[tuple[int, str, str]] = []  # end byte, qualname, kind
+    symbols: dict[str, Symbol] = {}
+    scoped: set[Ref] = set()
+    for start, is_ref, _, item in events:
+        while stack and stack[-1][0] <= start:
+            stack.pop()
+        if is_ref:
+            _, kind, name, line = item
+            scoped.add(Ref(kind, name, stack[-1][1] if stack else "", line))
+            continue
+        _, _, node, name_node, kind, parent_name = item
+        outer = stack[-1] if stack else None
+        name = _text(name_node)
+        prefix = parent_name or (outer[1] if outer else "")
+        qualname = f"{prefix}.{name}" if prefix else name
+        if kind == "function" and (parent_name or (outer and outer[2] in _CONTAINERS)):
+            kind = "method"
+        full = _with_marks(node)
+        stack.append((full.end_byte, qualname, kind))
+        if kind in _SCOPE_ONLY or qualname in symbols:
+            continue  # first definition wins (e.g. a redefined name under `if TYPE_CHECKING`)
+        symbols[qualname] = Symbol(
+            qualname=qualname,
+            kind=kind,
+            start_line=full.start_point[0] + 1,
+            end_line=full.end_point[0] + 1,
+            signature=_signature(node, source),
+            hash=hashlib.blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
+            doc=_doc(node),
+            test=bool(_TEST_MARK.search(source[full.start_byte:node.start_byte]
+                                        + _modifiers(node))),
+        )
+    return sorted(symbols.values()), sorted(scoped)
+
+
+def _with_marks(node: Any) -> Any:
+    """The definition together with its decorators (Python's decorated_definition)."""
+    parent = node.parent
+    if parent is not None and parent.type == "decorated_definition":
+        return parent
+    return node
+
+
+def _modifiers(node: Any) -> bytes:
+    """Annotation/attribute text attached to a definition (Java modifiers, Rust attributes)."""
+    parts = []
+    for child in node.children:
+        if child.type == "modifiers":
+            parts.append(child.text or b"")
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in _MARK_SIBLINGS:
+        parts.append(sibling.text or b"")
+        sibling = sibling.prev_named_sibling
+    return b" ".join(parts)
+
+
+def _signature(node: Any, source: bytes) -> str:
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    text = source[node.start_byte:end].decode("utf-8", "replace")
+    if body is None:
+        text = text.split("\n", 1)[0]
+    # comments sitting between a header and its body are not part of the signature
+    text = "\n".join(line for line in text.splitlines() if not _COMMENT_LINE.match(line))
+    text = " ".join(text.split()).rstrip("{ ").strip()
+    return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+
+def _doc(node: Any) -> str:
+    body = node.child_by_field_name("body")
+    if body is not None and body.type == "block" and body.named_child_count:
+        string = body.named_children[0]
+        if string.type == "expression_statement" and string.named_child_count:
+            string = string.named_children[0]
+        if string.type == "string":
+            return _first_line(_text(string).strip("\"'rRbBuUfF"))
+    comment = node.prev_named_sibling
+    while comment is not None and comment.type in _MARK_SIBLINGS:
+        comment = comment.prev_named_sibling
+    if comment is not None and "comment" in comment.type and \
+            comment.end_point[0] >= node.start_point[0] - 1:
+        # walk up a run of line comments to the first one
+        while True:
+            earlier = comment.prev_named_sibling
+            if earlier is None or "comment" not in earlier.type or \
+                    earlier.end_point[0] != comment.start_point[0] - 1:
+                break
+            comment = earlier
+        return _first_line(_text(comment))
+    return ""
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = _COMMENT_MARKS.sub("", line).strip().rstrip("*/").strip()
+        if line:
+            return line[:SIGNATURE_CHARS]
+    return ""
+
+
+def _imports(captures: dict[str, list[Any]]) -> list[Import]:
+    def one(key: str) -> str:
+        nodes = captures.get(key)
+        return _text(nodes[0]) if nodes else ""
+
+    line = min(n.start_point[0] for nodes in captures.values() for n in nodes) + 1
+    source = one("import.from") or one("import.source")
+    alias = one("import.alias")
+    if "import.star" in captures:
+        return [Import(_clean_module(source), "*", alias, line)]
+    if source:
+        name = one("import.name") or ("default" if "import.default" in captures else "")
+        if "import.default" in captures:
+            alias = alias or one("import.default")
+        return [Import(_clean_module(source), name, alias, line)]
+    module = one("import.module")
+    return [Import(_clean_module(module), "", alias, line)] if module else []
+
+
+def _clean_module(text: str) -> str:
+    return re.sub(r"\s+", "", text).strip("\"'`")
+
+
+def _text(node: Any) -> str:
+    raw: bytes = node.text or b""
+    return raw.decode("utf-8", "replace")

@@ -1,0 +1,216 @@
+"""The only module that runs git: `-z` output everywhere, blobs through one `cat-file --batch`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from .errors import GitGraphError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+
+
+class TreeEntry(NamedTuple):
+    """A file in a tree or in the index: mode, blob id, path."""
+
+    mode: str
+    blob: str
+    path: str
+
+
+def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+    """Run `git ARGS` in `root` and return stdout; a failure becomes a one-line GitGraphError."""
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=root, input=input, capture_output=True, env=_ENV, check=False
+        )
+    except FileNotFoundError:
+        raise GitGraphError("git not found (install git and put it on PATH)") from None
+    if check and proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitGraphError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+    return proc.stdout
+
+
+def repo_root(cwd: Path) -> Path:
+    """The top of the work tree containing `cwd`."""
+    try:
+        out = run(cwd, "rev-parse", "--show-toplevel")
+    except GitGraphError:
+        raise GitGraphError(f"not a git repository: {cwd} (run inside a git work tree)") from None
+    return Path(os.fsdecode(out.rstrip(b"\n")))
+
+
+def common_dir(root: Path) -> Path:
+    """`$(git rev-parse --git-common-dir)`: shared by all linked worktrees."""
+    out = os.fsdecode(run(root, "rev-parse", "--git-common-dir").rstrip(b"\n"))
+    return (root / out).resolve()
+
+
+def git_dir(root: Path) -> Path:
+    """This worktree's own git dir (where MERGE_HEAD and the index live)."""
+    out = os.fsdecode(run(root, "rev-parse", "--git-dir").rstrip(b"\n"))
+    return (root / out).resolve()
+
+
+def is_shallow(root: Path) -> bool:
+    """True in a shallow clone, where old commits may be missing."""
+    return run(root, "rev-parse", "--is-shallow-repository").strip() == b"true"
+
+
+def resolve_commit(root: Path, rev: str) -> str:
+    """The commit id `rev` names, or a one-line error saying why it cannot be found."""
+    if rev.startswith("-"):
+        raise GitGraphError(f"bad revision '{rev}' (revisions cannot start with '-')")
+    out = run(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}",
+              check=False)
+    if out.strip():
+        return out.decode().strip()
+    if rev in ("HEAD", "@") and not has_commits(root):
+        raise GitGraphError("the repository has no commits yet (commit something first)")
+    hint = "check the name with `git log --oneline`"
+    if is_shallow(root):
+        hint = "this is a shallow clone: fetch more history, e.g. `git fetch --deepen=50`"
+    raise GitGraphError(f"unknown revision '{rev}' ({hint})")
+
+
+def has_commits(root: Path) -> bool:
+    """False in a freshly initialised repository."""
+    return bool(run(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip())
+
+
+def merge_base(root: Path, a: str, b: str) -> str:
+    """The best common ancestor of two commits (for `A...B`)."""
+    out = run(root, "merge-base", a, b, check=False).strip()
+    if not out:
+        raise GitGraphError(f"no merge base between {a} and {b} (unrelated histories?)")
+    return out.decode()
+
+
+def ls_tree(root: Path, commit: str) -> list[TreeEntry]:
+    """Every blob (and gitlink) of a commit's tree, recursively."""
+    out = run(root, "ls-tree", "-r", "-z", "--full-tree", commit)
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, _kind, blob = meta.decode().split(" ")
+        entries.append(TreeEntry(mode, blob, os.fsdecode(path)))
+    return entries
+
+
+def ls_index(root: Path) -> list[TreeEntry]:
+    """Stage-0 entries of the index; conflicted paths take their 'ours' stage (2)."""
+    out = run(root, "ls-files", "-s", "-z")
+    chosen: dict[str, tuple[int, TreeEntry]] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, blob, stage = meta.decode().split(" ")
+        path = os.fsdecode(raw_path)
+        rank = {"0": 0, "2": 1, "3": 2, "1": 3}[stage]
+        if path not in chosen or rank < chosen[path][0]:
+            chosen[path] = (rank, TreeEntry(mode, blob, path))
+    return [entry for _, entry in sorted(chosen.values(), key=lambda item: item[1].path)]
+
+
+def worktree_entries(root: Path) -> list[TreeEntry]:
+    """Tracked files as they are on disk: index ids, re-hashed where the file was modified."""
+    index = ls_index(root)
+    changed = {
+        os.fsdecode(p) for p in run(root, "diff-files", "-z", "--name-only").split(b"\0") if p
+    }
+    if not changed:
+        return index
+    present = [p for p in sorted(changed) if os.path.lexists(root / p)]
+    hashes = hash_files(root, [p for p in present if not os.path.islink(root / p)])
+    entries = []
+    for entry in index:
+        if entry.path not in changed:
+            entries.append(entry)
+        elif entry.path in hashes:
+            entries.append(entry._replace(blob=hashes[entry.path]))
+        elif os.path.lexists(root / entry.path):
+            entries.append(entry)  # symlink or gitlink: keep as indexed
+    return entries
+
+
+def hash_files(root: Path, paths: Sequence[str]) -> dict[str, str]:
+    """Blob ids of work-tree files, as `git add` would compute them (filters applied)."""
+    if not paths:
+        return {}
+    out = run(root, "hash-object", "--stdin-paths", input="\n".join(paths).encode() + b"\n")
+    return dict(zip(paths, out.decode().split(), strict=True))
+
+
+def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
+    """Contents of many blobs through a single `git cat-file --batch` process."""
+    wanted = sorted(set(blobs))
+    if not wanted:
+        return {}
+    out = run(root, "cat-file", "--batch", input=("\n".join(wanted) + "\n").encode())
+    contents: dict[str, bytes] = {}
+    pos = 0
+    for blob in wanted:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split(b" ")
+        pos = end + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue  # absent in a partial or shallow clone: the caller counts it
+        size = int(header[2])
+        contents[blob] = out[pos : pos + size]
+        pos += size + 1
+    return contents
+
+
+class RawChange(NamedTuple):
+    """One file-level change between two trees: status letter, old/new blob and path."""
+
+    status: str  # A, D, M, R, C, T
+    old_blob: str
+    new_blob: str
+    old_path: str
+    new_path: str
+
+
+def diff_raw(root: Path, *args: str) -> list[RawChange]:
+    """`git diff --raw -z -M` (args pick the sides, as `git diff` takes them)."""
+    out = run(root, "diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", *args)
+    fields = out.split(b"\0")
+    changes: list[RawChange] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        meta = fields[i].decode().lstrip(":").split(" ")
+        status = meta[4][0]
+        old_path = os.fsdecode(fields[i + 1])
+        if status in "RC":
+            new_path = os.fsdecode(fields[i + 2])
+            i += 3
+        else:
+            new_path = old_path
+            i += 2
+        changes.append(RawChange(status, meta[2], meta[3], old_path, new_path))
+    return changes
+
+
+def stage_file(root: Path, path: str) -> None:
+    """`git add -- path` (used by the hook to carry graph.json in the commit)."""
+    run(root, "add", "--", path)
+
+
+def log_changed_files(root: Path, commit: str, limit: int) -> list[tuple[str, list[str]]]:
+    """(commit, changed paths) for the last `limit` non-merge commits before `commit`."""
+    out = run(root, "log", "-z", "--no-merges", "--name-only", "--format=%x01%H",
+              f"-n{limit}", commit, "--", check=False)
+    history: list[tuple[str, list[str]]] = []
+    for chunk in out.split(b"\x01")[1:]:
+        head, _, names = chunk.partition(b"\n")
+        paths = [os.fsdecode(p.strip(b"\n")) for p in names.split(b"\0") if p.strip(b"\n")]
+        history.append((head.decode().strip(), paths))
+    return history

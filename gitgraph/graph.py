@@ -1,0 +1,172 @@
+"""Extractions of a tree → the symbol graph: nodes, and contains/inherits/imports/calls/tests edges.
+
+Pure: no git, no I/O. The same inputs always give the same graph (sorted, rounded weights).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Extraction, FileEntry, Symbol
+from .resolve import EXTERNAL, Resolver
+
+# When two kinds of edge join the same pair, the record keeps the most telling one.
+EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains", "cochange")
+_TEST_PREFIXES = {
+    "python": ("test",),
+    "go": ("Test", "Benchmark", "Example", "Fuzz"),
+}
+
+
+@dataclass
+class Graph:
+    """Nodes by id, edges by (source, target) → (kind, weight), and resolution counters."""
+
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    edges: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def add_edge(self, source: str, target: str, kind: str, weight: float) -> None:
+        """Add or merge an edge; weights add up, the higher-priority kind wins."""
+        if source == target:
+            return
+        old = self.edges.get((source, target))
+        if old is not None:
+            if EDGE_PRIORITY.index(old[0]) < EDGE_PRIORITY.index(kind):
+                kind = old[0]
+            weight += old[1]
+        self.edges[(source, target)] = (kind, weight)
+
+
+def is_test_file(path: str, lang: str) -> bool:
+    """Whether a path is a test file by its language's conventions."""
+    base = posixpath.basename(path)
+    parts = path.split("/")[:-1]
+    if lang == "python":
+        return (base.startswith("test_") or base.endswith("_test.py") or base == "tests.py"
+                or bool({"tests", "test"} & set(parts))) and base != "conftest.py"
+    if lang == "go":
+        return base.endswith("_test.go")
+    if lang in ("javascript", "typescript", "tsx"):
+        return ".test." in base or ".spec." in base or "__tests__" in parts
+    if lang == "rust":
+        return "tests" in parts
+    if lang == "java":
+        return "src/test/" in path or base.endswith(("Test.java", "Tests.java"))
+    return False
+
+
+def _is_test_symbol(symbol: Symbol, lang: str, test_file: bool, test_classes: set[str]) -> bool:
+    if symbol.test:
+        return True
+    if not test_file:
+        return False
+    name = symbol.qualname.rpartition(".")[2]
+    if symbol.kind == "class":
+        return name.startswith("Test") or symbol.qualname in test_classes
+    prefixes = _TEST_PREFIXES.get(lang)
+    if prefixes is None or not name.startswith(prefixes):
+        return False
+    if symbol.kind == "function":
+        return True
+    owner = symbol.qualname.rpartition(".")[0]
+    return symbol.kind == "method" and (owner in test_classes or owner.startswith("Test")
+                                        or owner.rpartition(".")[2].startswith("Test"))
+
+
+def build(files: list[FileEntry], extractions: dict[str, Extraction]) -> Graph:
+    """The whole symbol graph of one tree (files sorted by path; extractions keyed by path)."""
+    graph = Graph()
+    resolver = Resolver(files, extractions)
+    tests: dict[str, bool] = {}
+    for entry in files:
+        extraction = extractions[entry.path]
+        _add_nodes(graph, entry, extraction, tests)
+    for entry in files:  # bases first: member lookups through base classes need them
+        for ref in extractions[entry.path].refs:
+            if ref.kind == "inherit":
+                source = _source(graph, entry.path, ref.scope)
+                found = resolver.resolve(entry.path, "", ref.name)
+                bases = [t.key for t, _ in found if t.kind == "symbol" and t.key != source]
+                if bases:
+                    resolver.bases.setdefault(source, []).extend(bases)
+                for base in bases:
+                    graph.add_edge(source, base, "inherits", 1.0)
+    for entry in files:
+        extraction = extractions[entry.path]
+        for name, imports in sorted(resolver.bindings(entry.path).items()):
+            if name == "*":
+                continue
+            for target, weight in resolver.follow(entry.path, imports, 0):
+                if target.kind in ("file", "symbol"):
+                    graph.add_edge(entry.path, target.key, "imports", weight)
+        for imp in resolver.bindings(entry.path).get("*", ()):
+            module = resolver.module(entry.path, imp.module)
+            if module is not None and module.kind == "file":
+                graph.add_edge(entry.path, module.key, "imports", 1.0)
+        for ref in extraction.refs:
+            if ref.kind != "call":
+                continue
+            graph.counts["calls"] += 1
+            found = resolver.resolve(entry.path, ref.scope, ref.name)
+            if found == EXTERNAL:
+                graph.counts["calls_external"] += 1
+                continue
+            if not found:
+                graph.counts["calls_unresolved"] += 1
+                continue
+            graph.counts["calls_resolved"] += 1
+            source = _source(graph, entry.path, ref.scope)
+            kind = "tests" if tests.get(source) else "calls"
+            for target, weight in found:
+                if target.kind in ("file", "symbol"):
+                    graph.add_edge(source, target.key, kind, weight)
+    return graph
+
+
+def _add_nodes(graph: Graph, entry: FileEntry, extraction: Extraction,
+               tests: dict[str, bool]) -> None:
+    test_file = is_test_file(entry.path, entry.lang)
+    file_node: dict[str, Any] = {
+        "id": entry.path, "kind": "file", "name": posixpath.basename(entry.path),
+        "path": entry.path, "start_line": 1, "end_line": extraction.lines, "lang": entry.lang,
+    }
+    if extraction.status:
+        file_node["status"] = extraction.status
+        graph.counts["status_" + extraction.status] += 1
+    if test_file:
+        file_node["test"] = True
+    graph.nodes[entry.path] = file_node
+    tests[entry.path] = test_file
+    test_classes = {r.scope for r in extraction.refs
+                    if r.kind == "inherit" and r.name.endswith("TestCase")}
+    for symbol in extraction.symbols:
+        node_id = f"{entry.path}::{symbol.qualname}"
+        parent, _, name = symbol.qualname.rpartition(".")
+        node: dict[str, Any] = {
+            "id": node_id, "kind": symbol.kind, "name": name, "path": entry.path,
+            "start_line": symbol.start_line, "end_line": symbol.end_line,
+            "signature": symbol.signature, "hash": symbol.hash,
+        }
+        if symbol.doc:
+            node["doc"] = symbol.doc
+        is_test = _is_test_symbol(symbol, entry.lang, test_file, test_classes)
+        if is_test:
+            node["test"] = True
+        tests[node_id] = is_test
+        graph.nodes[node_id] = node
+        owner = f"{entry.path}::{parent}" if parent else entry.path
+        graph.add_edge(owner if owner in graph.nodes else entry.path, node_id, "contains", 1.0)
+
+
+def _source(graph: Graph, path: str, scope: str) -> str:
+    """The node a reference belongs to: its innermost enclosing symbol, else the file."""
+    while scope:
+        node_id = f"{path}::{scope}"
+        if node_id in graph.nodes:
+            return node_id
+        scope = scope.rpartition(".")[0]
+    return path

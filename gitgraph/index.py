@@ -1,0 +1,178 @@
+"""Tree entries − cached blobs → extract → cache; then the graph of the whole tree.
+
+Only blobs missing from the cache are read and parsed, so re-indexing an unchanged tree
+extracts nothing and an `update` after a commit parses just the blobs it touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import git
+from .cache import BlobCache
+from .config import Config
+from .extract import extract, extractor_digest
+from .graph import Graph, build
+from .languages import language_of
+from .model import Extraction, FileEntry
+
+PARALLEL_MIN = 64  # below this many blobs to parse, a worker pool costs more than it saves
+_REGULAR = ("100644", "100755")
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The file list a graph describes: a commit's tree, the index, or the work tree."""
+
+    label: str  # a commit id, "INDEX" or "WORKTREE"
+    entries: tuple[git.TreeEntry, ...]
+
+
+@dataclass
+class Report:
+    """What an indexing run did, for the summary line and `stats`."""
+
+    files: int = 0
+    extracted: int = 0
+    cached: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+def snapshot(root: Path, rev: str | None = None, staged: bool = False) -> Tree:
+    """Entries of a revision (`rev`), the index (`staged`), or the work tree (default)."""
+    if rev is not None:
+        commit = git.resolve_commit(root, rev)
+        return Tree(commit, tuple(git.ls_tree(root, commit)))
+    if staged:
+        return Tree("INDEX", tuple(git.ls_index(root)))
+    return Tree("WORKTREE", tuple(git.worktree_entries(root)))
+
+
+def source_files(tree: Tree, config: Config, report: Report) -> list[FileEntry]:
+    """Tracked source files gitgraph indexes; symlinks and submodules are counted, not read."""
+    files = []
+    for entry in tree.entries:
+        lang = language_of(entry.path)
+        if lang is None or lang not in config.languages or not config.wants(entry.path):
+            continue
+        if entry.mode not in _REGULAR:
+            report.skipped["symlink" if entry.mode == "120000" else "submodule"] += 1
+            continue
+        files.append(FileEntry(entry.path, entry.blob, lang))
+    files.sort(key=lambda f: f.path)
+    report.files = len(files)
+    return files
+
+
+def load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,
+                     report: Report) -> dict[str, Extraction]:
+    """Extraction of every file: from the cache, else parsed (and then cached)."""
+    cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
+    by_path: dict[str, Extraction] = {}
+    missing: dict[tuple[str, str], list[str]] = {}
+    for entry in files:
+        found = cache.get(entry.blob, entry.lang)
+        if found is None:
+            missing.setdefault((entry.blob, entry.lang), []).append(entry.path)
+        else:
+            by_path[entry.path] = found
+            report.cached += 1
+    if missing:
+        contents = _read(root, tree, {blob: paths[0] for (blob, _), paths in missing.items()})
+        jobs = []
+        for (blob, lang), paths in missing.items():
+            if blob not in contents:
+                for path in paths:
+                    by_path[path] = Extraction((), (), (), 0, "missing-blob")
+                report.skipped["missing-blob"] += len(paths)
+                continue
+            jobs.append((blob, lang, contents[blob]))
+        for (blob, lang, _), extraction in zip(jobs, _extract_all(jobs, config), strict=True):
+            cache.put(blob, lang, extraction)
+            for path in missing[(blob, lang)]:
+                by_path[path] = extraction
+            report.extracted += len(missing[(blob, lang)])
+    for extraction in by_path.values():
+        if extraction.status and extraction.status != "syntax-error":
+            report.skipped[extraction.status] += 1
+    return by_path
+
+
+def _read(root: Path, tree: Tree, wanted: dict[str, str]) -> dict[str, bytes]:
+    """Blob contents: from git's object store, or from disk for work-tree edits."""
+    contents = git.read_blobs(root, wanted)
+    if tree.label == "WORKTREE":
+        for blob, path in wanted.items():
+            if blob not in contents:
+                try:
+                    contents[blob] = (root / path).read_bytes()
+                except OSError:
+                    pass
+    return contents
+
+
+def _extract_one(job: tuple[str, str, bytes], max_bytes: int) -> Extraction:
+    return extract(job[2], job[1], max_bytes)
+
+
+def _extract_chunk(jobs: list[tuple[str, str, bytes]], max_bytes: int) -> list[Extraction]:
+    return [extract(source, lang, max_bytes) for _, lang, source in jobs]
+
+
+def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[Extraction]:
+    workers = min(os.cpu_count() or 1, 8)
+    progress = _progress(len(jobs))
+    if len(jobs) < PARALLEL_MIN or workers < 2:
+        results = []
+        for job in jobs:
+            results.append(_extract_one(job, config.max_file_bytes))
+            progress(1)
+        progress(0)
+        return results
+    # Largest first, dealt round-robin, so the workers finish together.
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][2]))
+    chunks = [order[w::workers * 4] for w in range(workers * 4)]
+    results_by_index: dict[int, Extraction] = {}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [(chunk, pool.submit(_extract_chunk, [jobs[i] for i in chunk],
+                                       config.max_file_bytes)) for chunk in chunks if chunk]
+        for chunk, future in futures:
+            for i, extraction in zip(chunk, future.result(), strict=True):
+                results_by_index[i] = extraction
+            progress(len(chunk))
+    progress(0)
+    return [results_by_index[i] for i in range(len(jobs))]
+
+
+def _progress(total: int) -> Callable[[int], None]:
+    """A progress bar on a TTY's stderr for long runs; otherwise silent. step(0) ends it."""
+    if total < 500 or not sys.stderr.isatty():
+        return lambda step: None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True)
+    task = bar.add_task("extracting", total=total)
+    bar.start()
+
+    def step(n: int) -> None:
+        if n:
+            bar.advance(task, n)
+        else:
+            bar.stop()
+
+    return step
+
+
+def build_tree_graph(root: Path, tree: Tree, config: Config
+                     ) -> tuple[Graph, list[FileEntry], Report]:
+    """Everything `index` and `update` compute, without writing graph.json."""
+    report = Report()
+    files = source_files(tree, config, report)
+    extractions = load_extractions(root, tree, files, config, report)
+    return build(files, extractions), files, report

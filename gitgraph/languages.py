@@ -1,0 +1,38 @@
+"""File name → language, and where each language's tags query lives."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+QUERY_DIR = Path(__file__).parent / "queries"
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+}
+
+LANGUAGES: tuple[str, ...] = tuple(sorted(set(EXTENSIONS.values())))
+
+
+def language_of(path: str) -> str | None:
+    """The language of a repo-relative path, by extension; None when unsupported."""
+    if path.endswith(".d.ts"):
+        return "typescript"
+    return EXTENSIONS.get(posixpath.splitext(path)[1].lower())
+
+
+def query_path(lang: str) -> Path:
+    """The tags query file for a language (`queries/<lang>-tags.scm`)."""
+    return QUERY_DIR / f"{lang}-tags.scm"

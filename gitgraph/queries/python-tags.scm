@@ -1,0 +1,36 @@
+; Python tags for gitgraph. Capture names follow the tree-sitter tags convention
+; (@name.definition.KIND / @definition.KIND, @name.reference.KIND); see README.md here.
+
+(class_definition
+  name: (identifier) @name.definition.class) @definition.class
+
+(function_definition
+  name: (identifier) @name.definition.function) @definition.function
+
+(class_definition
+  superclasses: (argument_list [(identifier) (attribute)] @name.reference.inherit))
+
+(call
+  function: [(identifier) (attribute)] @name.reference.call)
+
+(import_statement
+  name: (dotted_name) @import.module)
+
+(import_statement
+  name: (aliased_import
+    name: (dotted_name) @import.module
+    alias: (identifier) @import.alias))
+
+(import_from_statement
+  module_name: (_) @import.from
+  name: (dotted_name) @import.name)
+
+(import_from_statement
+  module_name: (_) @import.from
+  name: (aliased_import
+    name: (dotted_name) @import.name
+    alias: (identifier) @import.alias))
+
+(import_from_statement
+  module_name: (_) @import.from
+  (wildcard_import) @import.star)

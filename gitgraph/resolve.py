@@ -1,0 +1,367 @@
+"""Name resolution: which definition does a reference in a file mean?
+
+Order (first that answers wins): the enclosing scopes, the file's own top-level names, the
+import that binds the name (following attribute chains through modules, re-exports and star
+imports), the same package, then a unique-enough global name; ambiguous candidates share the
+weight. `self`/`cls`/`this`/`super` walk the enclosing class and its resolved bases.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from .model import Extraction, FileEntry, Import, Symbol
+
+MAX_CANDIDATES = 3  # more same-named globals than this: too ambiguous to be evidence
+_CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "module"}
+_JS_LANGS = {"javascript", "typescript", "tsx"}
+_JS_SUFFIXES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts",
+                "/index.tsx", "/index.js", "/index.jsx")
+
+
+# Fixed here (not read from `builtins`) so the graph does not depend on the Python running us.
+PYTHON_BUILTINS = frozenset("""
+abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod
+compile complex delattr dict dir divmod enumerate eval exec filter float format frozenset
+getattr globals hasattr hash help hex id input int isinstance issubclass iter len list locals
+map max memoryview min next object oct open ord pow print property range repr reversed round
+set setattr slice sorted staticmethod str sum super tuple type vars zip __import__
+BaseException BaseExceptionGroup Exception ExceptionGroup ArithmeticError AssertionError
+AttributeError BlockingIOError BrokenPipeError BufferError ConnectionError EOFError
+FileExistsError FileNotFoundError FloatingPointError ImportError IndexError InterruptedError
+IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError
+NameError NotADirectoryError NotImplementedError OSError OverflowError PermissionError
+ProcessLookupError RecursionError ReferenceError RuntimeError StopAsyncIteration StopIteration
+SyntaxError SystemError SystemExit TimeoutError TypeError UnboundLocalError UnicodeDecodeError
+UnicodeEncodeError UnicodeError ValueError ZeroDivisionError DeprecationWarning UserWarning
+RuntimeWarning Warning
+""".split())
+
+
+class Target(NamedTuple):
+    """What a name can denote: a module (file or package directory) or a symbol node."""
+
+    kind: str  # "file" | "dir" | "symbol" | "external"
+    key: str  # path, directory, or node id
+    family: str = ""  # for "dir": which languages' files make up the package
+
+
+Candidates = list[tuple[Target, float]]
+EXTERNAL: Candidates = [(Target("external", ""), 1.0)]
+
+
+class Resolver:
+    """Resolution tables for one tree; `resolve()` answers one reference."""
+
+    def __init__(self, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> None:
+        self.lang: dict[str, str] = {}
+        self.symbols: dict[str, dict[str, Symbol]] = {}  # path -> qualname -> symbol
+        self.imports: dict[str, tuple[Import, ...]] = {}
+        self.dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.by_name: dict[tuple[str, str], list[str]] = defaultdict(list)  # top-level defs
+        self.methods: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for entry in files:
+            extraction = extractions[entry.path]
+            self.lang[entry.path] = entry.lang
+            self.symbols[entry.path] = {s.qualname: s for s in extraction.symbols}
+            self.imports[entry.path] = extraction.imports
+            family = _family(entry.lang)
+            self.dir_files[(posixpath.dirname(entry.path), family)].append(entry.path)
+            for symbol in extraction.symbols:
+                node = f"{entry.path}::{symbol.qualname}"
+                name = symbol.qualname.rpartition(".")[2]
+                if "." not in symbol.qualname:
+                    self.by_name[(family, name)].append(node)
+                elif symbol.kind == "method":
+                    self.methods[(family, name)].append(node)
+        self.py_modules = _python_modules([p for p, lang in self.lang.items() if lang == "python"])
+        self.bases: dict[str, list[str]] = {}  # class node -> base class nodes
+        self._bindings: dict[str, dict[str, list[Import]]] = {}
+        self._modules: dict[tuple[str, str], Target | None] = {}
+
+    # -- modules -------------------------------------------------------------------------------
+
+    def module(self, importer: str, spec: str) -> Target | None:
+        """The file or package a module specifier names, from `importer`'s point of view."""
+        key = (importer if spec.startswith(".") else self.lang[importer], spec)
+        if key not in self._modules:
+            self._modules[key] = self._module(importer, spec)
+        return self._modules[key]
+
+    def _module(self, importer: str, spec: str) -> Target | None:
+        lang = self.lang[importer]
+        if lang == "python":
+            dotted = _absolute_python(self.py_module_name(importer), importer, spec)
+            path = self.py_modules.get(dotted) if dotted is not None else None
+            return Target("file", path) if path else None
+        if lang in _JS_LANGS:
+            if not spec.startswith("."):
+                return None
+            base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+            for suffix in _JS_SUFFIXES:
+                if base + suffix in self.lang:
+                    return Target("file", base + suffix)
+            return None
+        if lang == "go":
+            return self._package_dir(spec.split("/"), "go")
+        if lang == "java":
+            return self._package_dir(spec.split("."), "java")
+        if lang == "rust":
+            parts = [p for p in spec.split("::") if p not in ("crate", "self", "super", "")]
+            for tail in (".rs", "/mod.rs"):
+                found = self._path_ending("/".join(parts) + tail, "rust") if parts else None
+                if found:
+                    return Target("file", found)
+            return None
+        return None
+
+    def _package_dir(self, parts: list[str], family: str) -> Target | None:
+        for start in range(len(parts)):
+            directory = "/".join(parts[start:])
+            matches = [d for (d, fam) in self.dir_files if fam == family and
+                       (d == directory or d.endswith("/" + directory))]
+            if len(matches) == 1:
+                return Target("dir", matches[0], family)
+            if matches:
+                return None
+        return None
+
+    def _path_ending(self, tail: str, lang: str) -> str | None:
+        hits = [p for p, lg in self.lang.items() if lg == lang and
+                (p == tail or p.endswith("/" + tail))]
+        return hits[0] if len(hits) == 1 else None
+
+    def py_module_name(self, path: str) -> str:
+        """Dotted module name of a Python file, from the `__init__.py` chain above it."""
+        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        start = len(parts) - 1
+        while start > 0 and "/".join(parts[:start]) + "/__init__.py" in self.lang:
+            start -= 1
+        return ".".join(parts[start:]) if parts else ""
+
+    # -- namespaces ----------------------------------------------------------------------------
+
+    def bindings(self, path: str) -> dict[str, list[Import]]:
+        """Names a file's imports bind (local name → imports), computed once per file."""
+        found = self._bindings.get(path)
+        if found is None:
+            found = defaultdict(list)
+            lang = self.lang[path]
+            for imp in self.imports[path]:
+                if imp.name == "*":
+                    found["*"].append(imp)
+                else:
+                    found[_bound_name(imp, lang)].append(imp)
+            self._bindings[path] = found
+        return found
+
+    def member(self, target: Target, name: str, depth: int = 0) -> Candidates:
+        """`target.name`: a module's or package's member, or a class's (through its bases)."""
+        if depth > 8:
+            return []
+        if target.kind == "symbol":
+            path, _, qual = target.key.partition("::")
+            member = f"{qual}.{name}"
+            if member in self.symbols[path]:
+                return [(Target("symbol", f"{path}::{member}"), 1.0)]
+            for base in self.bases.get(target.key, ()):
+                found = self.member(Target("symbol", base), name, depth + 1)
+                if found:
+                    return found
+            return []
+        paths = ([target.key] if target.kind == "file"
+                 else self.dir_files.get((target.key, target.family), []))
+        for path in paths:
+            if name in self.symbols[path]:
+                return [(Target("symbol", f"{path}::{name}"), 1.0)]
+        for path in paths:
+            imports = self.bindings(path)
+            if name in imports:
+                return self.follow(path, imports[name], depth + 1)
+        if target.kind == "file" and self.lang.get(target.key) == "python":
+            package = self.py_module_name(target.key)
+            sub = self.py_modules.get(f"{package}.{name}" if package else name)
+            if sub and target.key.endswith("__init__.py"):
+                return [(Target("file", sub), 1.0)]
+        for path in paths:
+            for imp in self.bindings(path).get("*", ()):
+                module = self.module(path, imp.module)
+                if module:
+                    found = self.member(module, name, depth + 1)
+                    if found:
+                        return found
+        return []
+
+    def follow(self, path: str, imports: list[Import], depth: int) -> Candidates:
+        """What an import binding denotes (the first import that resolves)."""
+        lang = self.lang[path]
+        for imp in imports:
+            if imp.name in ("", "default"):
+                spec = imp.module
+                if lang == "python" and not imp.alias and not imp.name:
+                    spec = imp.module.split(".")[0]  # `import a.b` binds `a`
+                module = self.module(path, spec)
+                if module is None:
+                    continue
+                if imp.name == "default":
+                    return self.member(module, "default", depth) or [(module, 1.0)]
+                return [(module, 1.0)]
+            module = self.module(path, imp.module)
+            if module is None:
+                continue
+            if lang == "rust":  # `use crate::a::b;` may name the module a/b.rs itself
+                sub = self.module(path, f"{imp.module}::{imp.name}")
+                if sub is not None:
+                    return [(sub, 1.0)]
+            found = self.member(module, imp.name, depth)
+            if found:
+                return found
+        return EXTERNAL if imports else []
+
+    # -- references ----------------------------------------------------------------------------
+
+    def resolve(self, path: str, scope: str, name: str) -> Candidates:
+        """Candidate targets of `name` used in `scope` of `path`, each with its weight share."""
+        head, _, rest = name.partition(".")
+        if head in ("self", "cls", "this") and rest:
+            owner = self._enclosing_class(path, scope)
+            found = self._chain([(owner, 1.0)], rest) if owner else []
+            return found or self._unknown_receiver(path, rest.rpartition(".")[2])
+        if head == "super" and rest:
+            owner = self._enclosing_class(path, scope)
+            found = []
+            for base in self.bases.get(owner.key, ()) if owner else ():
+                found = self._chain([(Target("symbol", base), 1.0)], rest)
+                if found:
+                    break
+            return found
+        if head == "?":
+            return self._unknown_receiver(path, rest)
+        start = self._name(path, scope, head)
+        if not rest:
+            return start
+        if start == EXTERNAL:
+            return start
+        found = self._chain(start, rest) if start else []
+        return found or self._unknown_receiver(path, rest.rpartition(".")[2])
+
+    def _chain(self, start: Candidates, rest: str) -> Candidates:
+        current = start
+        for part in rest.split("."):
+            following: Candidates = []
+            for target, weight in current:
+                following += [(t, w * weight) for t, w in self.member(target, part)]
+            current = following
+            if not current:
+                return []
+        return current
+
+    def _name(self, path: str, scope: str, name: str) -> Candidates:
+        symbols = self.symbols[path]
+        lang = self.lang[path]
+        prefix = scope
+        while prefix:
+            qual = f"{prefix}.{name}"
+            if qual in symbols and (lang != "python" or
+                                    symbols[prefix].kind not in _CONTAINER_KINDS):
+                return [(Target("symbol", f"{path}::{qual}"), 1.0)]
+            prefix = prefix.rpartition(".")[0]
+        if name in symbols:
+            return [(Target("symbol", f"{path}::{name}"), 1.0)]
+        bound = self.bindings(path).get(name)
+        if bound:
+            return self.follow(path, bound, 0)
+        for imp in self.bindings(path).get("*", ()):
+            module = self.module(path, imp.module)
+            if module:
+                found = self.member(module, name, 0)
+                if found:
+                    return found
+        if lang == "python" and name in PYTHON_BUILTINS:
+            return EXTERNAL
+        family = _family(lang)
+        if lang in ("go", "java", "rust"):
+            for other in self.dir_files.get((posixpath.dirname(path), family), ()):
+                if name in self.symbols[other]:
+                    return [(Target("symbol", f"{other}::{name}"), 1.0)]
+        return _share(self.by_name.get((family, name), ()), path)
+
+    def _unknown_receiver(self, path: str, method: str) -> Candidates:
+        """`x.m()` with `x` unknown: methods named m, same file first; shared, and halved."""
+        candidates = self.methods.get((_family(self.lang[path]), method), ())
+        return [(t, w * 0.5) for t, w in _share(candidates, path)]
+
+    def _enclosing_class(self, path: str, scope: str) -> Target | None:
+        symbols = self.symbols[path]
+        prefix = scope
+        while prefix:
+            symbol = symbols.get(prefix)
+            if symbol is not None and symbol.kind in _CONTAINER_KINDS:
+                return Target("symbol", f"{path}::{prefix}")
+            if symbol is None and "." not in prefix:
+                # a Rust impl / Go receiver scope whose type lives in another file
+                found = self._name(path, "", prefix)
+                return found[0][0] if len(found) == 1 else None
+            prefix = prefix.rpartition(".")[0]
+        return None
+
+
+def _share(nodes: Iterable[str], path: str) -> Candidates:
+    nodes = list(nodes)
+    local = [n for n in nodes if n.startswith(path + "::")]
+    if local:
+        nodes = local
+    if not nodes or len(nodes) > MAX_CANDIDATES:
+        return []
+    return [(Target("symbol", n), 1.0 / len(nodes)) for n in nodes]
+
+
+def _family(lang: str) -> str:
+    """Languages that can call each other's definitions by name."""
+    return "js" if lang in _JS_LANGS else lang
+
+
+def _bound_name(imp: Import, lang: str) -> str:
+    if imp.alias:
+        return imp.alias
+    if imp.name and imp.name != "default":
+        return imp.name.rpartition(".")[2]
+    if lang == "python":
+        return imp.module.split(".")[0]
+    return imp.module.replace("::", "/").rstrip("/").rpartition("/")[2]
+
+
+def _absolute_python(current: str, path: str, spec: str) -> str | None:
+    """`from ..x import` inside module `current` → an absolute dotted name."""
+    level = len(spec) - len(spec.lstrip("."))
+    if not level:
+        return spec
+    package = current.split(".") if current else []
+    if not path.endswith("__init__.py"):
+        package = package[:-1]
+    if level - 1 > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    rest = spec[level:]
+    return ".".join([*base, rest] if rest else base)
+
+
+def _python_modules(paths: list[str]) -> dict[str, str]:
+    present = set(paths)
+    modules: dict[str, str] = {}
+    for path in sorted(paths):
+        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        start = len(parts) - 1
+        while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
+            start -= 1
+        name = ".".join(parts[start:])
+        if name and (name not in modules or path.endswith(".py")):
+            modules.setdefault(name, path)
+    return modules
