@@ -7,6 +7,7 @@ because a lost or torn entry is detected on read and simply re-extracted.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import marshal
 import os
@@ -17,7 +18,12 @@ from pathlib import Path
 from .model import Extraction, Import, Ref, Symbol
 
 log = logging.getLogger("gitgraph")
-_FORMAT = 1  # layout of one entry; bump to orphan every entry
+# Layout of one entry; bump to orphan every entry.
+#   1  marshal of (symbols, refs, imports, lines, status)
+#   2  a 16-byte blake2b digest of the marshal bytes, then those bytes: marshal is not safe
+#      against damaged data, so an entry is verified before it is unmarshalled
+_FORMAT = 2
+_CHECK = 16
 
 
 class BlobCache:
@@ -41,8 +47,12 @@ class BlobCache:
         except OSError as exc:
             log.info("cache: cannot read %s (%s); re-extracting", path.name, exc)
             return None
+        check, body = raw[:_CHECK], raw[_CHECK:]
+        if hashlib.blake2b(body, digest_size=_CHECK).digest() != check:
+            log.info("cache: corrupt entry %s (checksum mismatch); re-extracting", path.name)
+            return None
         try:
-            symbols, refs, imports, lines, status = marshal.loads(raw)
+            symbols, refs, imports, lines, status = marshal.loads(body)
             return Extraction(
                 tuple(Symbol(*s) for s in symbols),
                 tuple(Ref(*r) for r in refs),
@@ -59,13 +69,14 @@ class BlobCache:
         if not self._pruned:
             self._prune()
         path = self._path(blob, lang)
-        payload = marshal.dumps((
+        body = marshal.dumps((
             tuple(tuple(s) for s in extraction.symbols),
             tuple(tuple(r) for r in extraction.refs),
             tuple(tuple(i) for i in extraction.imports),
             extraction.lines,
             extraction.status,
         ))
+        payload = hashlib.blake2b(body, digest_size=_CHECK).digest() + body
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")

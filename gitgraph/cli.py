@@ -33,6 +33,21 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="exit 1 when graph.json does not describe the index")
     p.add_argument("--rev", help="compare with this revision instead of the index")
 
+    p = sub.add_parser("diff", help="what a change touches, within a token budget")
+    p.add_argument("revisions", nargs="*", metavar="REV",
+                   help="as for git diff: none, R, A B, A..B or A...B")
+    p.add_argument("--staged", "--cached", action="store_true", help="index vs HEAD (or REV)")
+    p.add_argument("-b", "--budget", type=int, help="token budget (default 2000, or config)")
+    p.add_argument("-f", "--format", dest="fmt",
+                   choices=("text", "markdown", "json", "yaml", "claude-md"),
+                   help="output format (default: text on a terminal, else markdown)")
+    p.add_argument("--tests", action="store_true",
+                   help="print the impacted tests as runnable ids, one per line")
+    p.add_argument("--code", action=argparse.BooleanOptionalAction, default=True,
+                   help="include code (default) or only locations and signatures")
+    p.add_argument("--explain", action="store_true",
+                   help="show score parts and the path from a changed symbol")
+
     p = sub.add_parser("stats", help="files, symbols, edges by kind, languages, resolution")
     p.add_argument("--rev", help="describe this revision instead of the work tree")
     return parser
@@ -54,6 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             from .commands.index import check
             return check(cwd=cwd, rev=args.rev)
+        if args.command == "diff":
+            from .commands.diff import diff
+            return diff(cwd=cwd, revisions=args.revisions, staged=args.staged,
+                        budget=args.budget, fmt=args.fmt, tests=args.tests, code=args.code,
+                        explain=args.explain)
         if args.command == "stats":
             from .commands.stats import stats
             return stats(cwd=cwd, rev=args.rev)

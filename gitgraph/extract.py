@@ -271,3 +271,28 @@ def _clean_module(text: str) -> str:
 def _text(node: Any) -> str:
     raw: bytes = node.text or b""
     return raw.decode("utf-8", "replace")
+
+
+def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Per line span, a digest of its code tokens without comments or layout, so a change
+    that only touches whitespace or comments keeps the same digest."""
+    parser, _ = _tools(lang)
+    root = parser.parse(source).root_node
+    tokens: list[tuple[int, bytes]] = []
+    stack = [root]
+    while stack:  # iterative: deeply nested input must not exhaust the Python stack
+        node = stack.pop()
+        if "comment" in node.type:
+            continue
+        if node.child_count == 0:
+            tokens.append((node.start_point[0] + 1, node.text or b""))
+        else:
+            stack.extend(reversed(node.children))
+    digests = []
+    for start, end in spans:
+        h = hashlib.blake2b(digest_size=8)
+        for line, text in tokens:
+            if start <= line <= end:
+                h.update(text + b"\0")
+        digests.append(h.hexdigest())
+    return digests

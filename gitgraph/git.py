@@ -11,7 +11,7 @@ from typing import NamedTuple
 from .errors import GitGraphError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-_ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+_ENV_OVERRIDES = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 
 class TreeEntry(NamedTuple):
@@ -25,8 +25,10 @@ class TreeEntry(NamedTuple):
 def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
     """Run `git ARGS` in `root` and return stdout; a failure becomes a one-line GitGraphError."""
     try:
+        # The environment is read per call, not at import: callers (and tests) may change it.
         proc = subprocess.run(
-            ["git", *args], cwd=root, input=input, capture_output=True, env=_ENV, check=False
+            ["git", *args], cwd=root, input=input, capture_output=True,
+            env={**os.environ, **_ENV_OVERRIDES}, check=False,
         )
     except FileNotFoundError:
         raise GitGraphError("git not found (install git and put it on PATH)") from None
@@ -38,6 +40,8 @@ def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) 
 
 def repo_root(cwd: Path) -> Path:
     """The top of the work tree containing `cwd`."""
+    if not cwd.is_dir():
+        raise GitGraphError(f"not a git repository: {cwd} (no such directory)")
     try:
         out = run(cwd, "rev-parse", "--show-toplevel")
     except GitGraphError:
@@ -145,8 +149,18 @@ def hash_files(root: Path, paths: Sequence[str]) -> dict[str, str]:
     """Blob ids of work-tree files, as `git add` would compute them (filters applied)."""
     if not paths:
         return {}
-    out = run(root, "hash-object", "--stdin-paths", input="\n".join(paths).encode() + b"\n")
-    return dict(zip(paths, out.decode().split(), strict=True))
+    # --stdin-paths reads one path per line and C-unquotes a leading '"': pass those as args.
+    odd = [p for p in paths if "\n" in p or p.startswith('"')]
+    plain = [p for p in paths if "\n" not in p and not p.startswith('"')]
+    hashes: dict[str, str] = {}
+    if plain:
+        out = run(root, "hash-object", "--stdin-paths",
+                  input=b"\n".join(map(os.fsencode, plain)) + b"\n")
+        hashes.update(zip(plain, out.decode().split(), strict=True))
+    if odd:
+        out = run(root, "hash-object", "--", *odd)
+        hashes.update(zip(odd, out.decode().split(), strict=True))
+    return hashes
 
 
 def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:

@@ -58,16 +58,32 @@ def source_files(tree: Tree, config: Config, report: Report) -> list[FileEntry]:
     """Tracked source files gitgraph indexes; symlinks and submodules are counted, not read."""
     files = []
     for entry in tree.entries:
+        if not config.wants(entry.path):
+            continue
+        if entry.mode == "160000":  # counted whatever its name: a submodule is never indexed
+            report.skipped["submodule"] += 1
+            continue
         lang = language_of(entry.path)
-        if lang is None or lang not in config.languages or not config.wants(entry.path):
+        if lang is None or lang not in config.languages:
             continue
         if entry.mode not in _REGULAR:
-            report.skipped["symlink" if entry.mode == "120000" else "submodule"] += 1
+            report.skipped["symlink"] += 1
+            continue
+        if not _is_utf8(entry.path):  # graph.json is UTF-8; such a path cannot be a node id
+            report.skipped["non-utf8-path"] += 1
             continue
         files.append(FileEntry(entry.path, entry.blob, lang))
     files.sort(key=lambda f: f.path)
     report.files = len(files)
     return files
+
+
+def _is_utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # os.fsdecode() kept undecodable bytes as surrogates
+        return False
+    return True
 
 
 def load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,

@@ -92,8 +92,12 @@ class ImpactNode:
     change: str | None
     tokens: int
     why: tuple[str, ...]
-    text: str = ""  # the rendered resolution (body, signature or one line)
+    text: str = ""  # the code at the chosen resolution ("" for resolution "line")
     resolution: str = "line"  # body|hunk|signature|line
+    signature: str = ""
+    test: bool = False
+    parts: tuple[tuple[str, float], ...] = ()  # --explain: score contributions by edge kind
+    path_from_seed: tuple[str, ...] = ()  # --explain: seed → ... → this node
 
 
 @dataclass(frozen=True)
@@ -111,4 +115,5 @@ class Impact:
     omitted_nodes: int = 0
     omitted_tokens: int = 0
     tokens_used: int = 0
-    changed_files: tuple[str, ...] = field(default=())
+    changed_files: tuple[str, ...] = field(default=())  # every changed path, source or not
+    untested: tuple[str, ...] = field(default=())  # changed symbols no test reaches

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from .model import Extraction, FileEntry, Import, Symbol
@@ -81,6 +81,10 @@ class Resolver:
         self.bases: dict[str, list[str]] = {}  # class node -> base class nodes
         self._bindings: dict[str, dict[str, list[Import]]] = {}
         self._modules: dict[tuple[str, str], Target | None] = {}
+        self._members: dict[tuple[Target, str], Candidates] = {}
+        self._names: dict[tuple[str, str], Candidates] = {}
+        self._receivers: dict[tuple[str, str], Candidates] = {}
+        self._chains: dict[tuple[tuple[tuple[Target, float], ...], str], Candidates] = {}
 
     # -- modules -------------------------------------------------------------------------------
 
@@ -162,6 +166,15 @@ class Resolver:
 
     def member(self, target: Target, name: str, depth: int = 0) -> Candidates:
         """`target.name`: a module's or package's member, or a class's (through its bases)."""
+        if depth == 0:  # only whole lookups are memoised: a depth-cut one depends on its entry
+            key = (target, name)
+            found = self._members.get(key)
+            if found is None:
+                found = self._members[key] = self._member(target, name, 0)
+            return found
+        return self._member(target, name, depth)
+
+    def _member(self, target: Target, name: str, depth: int) -> Candidates:
         if depth > 8:
             return []
         if target.kind == "symbol":
@@ -251,6 +264,13 @@ class Resolver:
         return found or self._unknown_receiver(path, rest.rpartition(".")[2])
 
     def _chain(self, start: Candidates, rest: str) -> Candidates:
+        key = (tuple(start), rest)
+        found = self._chains.get(key)
+        if found is None:
+            found = self._chains[key] = self._walk(start, rest)
+        return found
+
+    def _walk(self, start: Candidates, rest: str) -> Candidates:
         current = start
         for part in rest.split("."):
             following: Candidates = []
@@ -271,6 +291,16 @@ class Resolver:
                                     symbols[prefix].kind not in _CONTAINER_KINDS):
                 return [(Target("symbol", f"{path}::{qual}"), 1.0)]
             prefix = prefix.rpartition(".")[0]
+        key = (path, name)
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = self._file_name(path, name)
+        return found
+
+    def _file_name(self, path: str, name: str) -> Candidates:
+        """`name` at file level: own definitions, imports, star imports, package, globals."""
+        symbols = self.symbols[path]
+        lang = self.lang[path]
         if name in symbols:
             return [(Target("symbol", f"{path}::{name}"), 1.0)]
         bound = self.bindings(path).get(name)
@@ -293,8 +323,13 @@ class Resolver:
 
     def _unknown_receiver(self, path: str, method: str) -> Candidates:
         """`x.m()` with `x` unknown: methods named m, same file first; shared, and halved."""
-        candidates = self.methods.get((_family(self.lang[path]), method), ())
-        return [(t, w * 0.5) for t, w in _share(candidates, path)]
+        key = (path, method)
+        found = self._receivers.get(key)
+        if found is None:
+            candidates = self.methods.get((_family(self.lang[path]), method), ())
+            found = [(t, w * 0.5) for t, w in _share(candidates, path)]
+            self._receivers[key] = found
+        return found
 
     def _enclosing_class(self, path: str, scope: str) -> Target | None:
         symbols = self.symbols[path]
@@ -311,9 +346,10 @@ class Resolver:
         return None
 
 
-def _share(nodes: Iterable[str], path: str) -> Candidates:
-    nodes = list(nodes)
-    local = [n for n in nodes if n.startswith(path + "::")]
+def _share(nodes: Sequence[str], path: str) -> Candidates:
+    """Same-file candidates if any, else all of them; none when too many to mean anything."""
+    prefix = path + "::"
+    local = [n for n in nodes if n.startswith(prefix)]
     if local:
         nodes = local
     if not nodes or len(nodes) > MAX_CANDIDATES:

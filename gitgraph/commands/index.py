@@ -7,14 +7,16 @@ from pathlib import Path
 
 from gitgraph import config as config_mod
 from gitgraph import git, store
+from gitgraph.config import Config
 from gitgraph.extract import extractor_digest
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
 
 ENCODING_KEY = "encoding"
 
 
-def _graph_path(root: Path, output: str | None, graph: str) -> Path:
-    return Path(output) if output else root / graph
+def _graph_path(root: Path, cwd: Path, output: str | None, graph: str) -> Path:
+    # -o is relative to where the user stands (`-C` included), the configured path to the root
+    return cwd / output if output else root / graph
 
 
 def _summary(report: Report, symbols: int, edges: int, target: str) -> None:
@@ -24,9 +26,8 @@ def _summary(report: Report, symbols: int, edges: int, target: str) -> None:
           f"{extra}), {symbols} symbols, {edges} edges -> {target}", file=sys.stderr)
 
 
-def _write(root: Path, tree: Tree, path: Path, quiet: bool) -> bool:
+def _write(root: Path, tree: Tree, path: Path, config: Config, quiet: bool) -> bool:
     """Build the graph of `tree` and write it when its bytes differ; True if written."""
-    config = config_mod.load(root)
     graph, files, report = build_tree_graph(root, tree, config)
     payload = store.render(graph, files, extractor_digest(config.max_file_bytes),
                            config.encoding)
@@ -48,9 +49,9 @@ def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> in
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     tree = snapshot(root, rev=rev, staged=staged)
-    path = _graph_path(root, output, config.graph)
+    path = _graph_path(root, cwd, output, config.graph)
     with store.locked(git.common_dir(root) / "gitgraph" / "graph.lock"):
-        _write(root, tree, path, quiet=False)
+        _write(root, tree, path, config, quiet=False)
     return 0
 
 
@@ -62,11 +63,11 @@ def update(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> int:
     with store.locked(git.common_dir(root) / "gitgraph" / "graph.lock"):
         # Read under the lock: a concurrent writer may just have brought it up to date.
         tree = snapshot(root, staged=staged)
-        stale = _stale(root, tree, path)
+        stale = _stale(root, tree, path, config)
         if stale is None:
             written = False
         else:
-            written = _write(root, tree, path, quiet=quiet)
+            written = _write(root, tree, path, config, quiet=quiet)
         if stage and (written or _unstaged(root, config.graph)):
             git.stage_file(root, config.graph)
     return 0
@@ -79,9 +80,8 @@ def _unstaged(root: Path, graph: str) -> bool:
     return entries.get(graph) != current.get(graph)
 
 
-def _stale(root: Path, tree: Tree, path: Path) -> list[str] | None:
+def _stale(root: Path, tree: Tree, path: Path, config: Config) -> list[str] | None:
     """Paths whose graph.json record differs from `tree`; None when up to date."""
-    config = config_mod.load(root)
     try:
         stored = store.load(path)
     except store.CorruptGraph as exc:
@@ -102,7 +102,7 @@ def check(*, cwd: Path, rev: str | None) -> int:
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     tree = snapshot(root, rev=rev, staged=rev is None)
-    stale = _stale(root, tree, root / config.graph)
+    stale = _stale(root, tree, root / config.graph, config)
     if stale is None:
         print(f"gitgraph: {config.graph} is up to date", file=sys.stderr)
         return 0

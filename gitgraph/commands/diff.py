@@ -1,0 +1,53 @@
+"""`gitgraph diff`: the token-budgeted change-impact subgraph of a diff."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gitgraph import config as config_mod
+from gitgraph import git
+from gitgraph.changes import parse_sides
+from gitgraph.errors import GitGraphError
+from gitgraph.impact import analyse, build_impact, impacted_tests
+from gitgraph.model import Impact
+
+
+def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
+         fmt: str | None, tests: bool, code: bool, explain: bool) -> int:
+    """Print the impact of a diff (git diff's revision semantics) within `budget` tokens."""
+    from gitgraph import render, tokens
+
+    root = git.repo_root(cwd)
+    config = config_mod.load(root)
+    budget = config.budget if budget is None else budget
+    if budget <= 0:
+        raise GitGraphError(f"budget must be positive, not {budget}")
+    fmt = fmt or ("text" if sys.stdout.isatty() else "markdown")
+    if fmt not in render.FORMATS:
+        raise GitGraphError(f"unknown format '{fmt}' (choose from {', '.join(render.FORMATS)})")
+    sides = parse_sides(root, revisions, staged)
+    analysis = analyse(root, sides, config)
+    if tests:
+        for test in impacted_tests(analysis):
+            print(test)
+        return 0
+    if not analysis.changed_paths:
+        print("gitgraph: no changes", file=sys.stderr)
+        if fmt not in ("json", "yaml"):
+            return 0
+    encoding = tokens.encoding(config.encoding)
+
+    def count(text: str) -> int:
+        return len(encoding.encode_ordinary(text))
+
+    def show(impact: Impact) -> str:
+        return render.render(impact, fmt, explain=explain, code=code)
+
+    impact = build_impact(analysis, config, budget, show, count, code)
+    text = show(impact)
+    if fmt == "text" and sys.stdout.isatty():
+        render.print_text(text)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

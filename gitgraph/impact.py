@@ -1,0 +1,304 @@
+"""Changed symbols → ranked, budgeted Impact: the pipeline behind `gitgraph diff`.
+
+It never writes graph.json: the head graph is built in memory from the blob cache (parsing
+only what the cache lacks), with removed symbols kept as ghost nodes so that their callers,
+now broken, are found.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import git
+from .cache import BlobCache
+from .changes import ZERO, FileChange, Sides, changed_files, symbol_changes
+from .config import Config
+from .extract import extract, extractor_digest
+from .graph import Graph, build
+from .index import Report, load_extractions, source_files
+from .languages import language_of
+from .model import Change, Extraction, FileEntry, Impact
+from .rank import ImpactGraph, Ranking, personalized_pagerank, seed_weights
+from .select import MAX_CANDIDATES, Candidate, Sources, hunk, select
+
+REACH_DEPTH = 4  # how far (in impact arcs) a test may be from a change to count as reaching it
+_WHY = {
+    "calls": "calls", "tests": "tests", "inherits": "subclass of", "imports": "imports",
+    "contains": "contains", "cochange": "changes together with",
+    "uses:calls": "called by", "uses:tests": "tested by", "uses:inherits": "base of",
+    "uses:imports": "imported by", "uses:contains": "inside", "uses:cochange": "changes with",
+}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything computed for a diff before rendering."""
+
+    root: Path
+    sides: Sides
+    changes: list[Change]
+    graph: Graph
+    ranking: Ranking
+    sources: Sources
+    changed_paths: list[str]
+    old_spans: dict[str, dict[str, Any]]  # changed node → its base-side path and lines
+
+
+def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
+    """Changed symbols, the head graph (with ghosts of removed symbols) and the ranking."""
+    raw = changed_files(root, sides)
+    report = Report()
+    files = source_files(sides.head_tree, config, report)
+    extractions = load_extractions(root, sides.head_tree, files, config, report)
+    cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
+    old_blobs = [c.old_blob for c in raw if c.old_blob != ZERO]
+    old_contents = git.read_blobs(root, old_blobs)
+    new_contents = _head_contents(root, sides, {c.new_path: c.new_blob for c in raw
+                                                if c.status != "D"})
+    changes: list[Change] = []
+    old_sources: dict[str, list[str]] = {}
+    ghosts: dict[str, list[Any]] = {}
+    old_spans: dict[str, dict[str, Any]] = {}
+    for c in raw:
+        old_lang = language_of(c.old_path)
+        new_lang = language_of(c.new_path)
+        old_ext = new_ext = None
+        old_src = old_contents.get(c.old_blob, b"")
+        new_src = new_contents.get(c.new_path, b"")
+        if old_lang and c.status != "A" and old_src:
+            old_ext = _extraction(cache, c.old_blob, old_lang, old_src, config)
+        if new_lang and c.status != "D":
+            new_ext = extractions.get(c.new_path)
+        change = FileChange(c.old_path, c.new_path, c.status, c.old_blob, c.new_blob,
+                            old_ext, new_ext, old_src, new_src)
+        found = symbol_changes(change)
+        changes.extend(found)
+        old_sources[c.old_path] = _lines(old_src)
+        old_symbols = {s.qualname: s for s in old_ext.symbols} if old_ext else {}
+        for ch in found:
+            before = old_symbols.get(ch.node.partition("::")[2])
+            if before is not None and ch.kind in ("body", "signature"):
+                old_spans[ch.node] = {"path": c.old_path, "start_line": before.start_line,
+                                      "end_line": before.end_line}
+        removed = {ch.node.partition("::")[2] for ch in found if ch.kind == "removed"}
+        if removed and old_ext is not None:
+            ghosts.setdefault(c.old_path, []).extend(
+                s for s in old_ext.symbols if s.qualname in removed)
+    files, extractions = _with_ghosts(files, extractions, ghosts)
+    graph = build(files, extractions)
+    for node_id in (ch.node for ch in changes if ch.kind == "removed"):
+        if node_id in graph.nodes:
+            graph.nodes[node_id]["removed"] = True
+    weights = config.weights
+    impact_graph = ImpactGraph.from_edges(
+        ((s, t, k, w) for (s, t), (k, w) in graph.edges.items()), weights)
+    seeds = seed_weights([ch for ch in changes if ch.node in graph.nodes], weights)
+    ranking = personalized_pagerank(impact_graph, seeds, weights["damping"])
+    new_sources = {p: _lines(src) for p, src in new_contents.items()}
+    return Analysis(root, sides, changes, graph, ranking, Sources(new_sources, old_sources),
+                    sorted({c.new_path for c in raw} | {c.old_path for c in raw}), old_spans)
+
+
+def _lines(source: bytes) -> list[str]:
+    return source.decode("utf-8", "replace").splitlines()
+
+
+def _load_sources(analysis: Analysis, paths: set[str]) -> None:
+    """Read (in one batch) the head-side files of candidate nodes not read yet."""
+    new = analysis.sources.new
+    assert isinstance(new, dict)
+    missing = {e.path: e.blob for e in analysis.sides.head_tree.entries
+               if e.path in paths and e.path not in new}
+    for path, source in _head_contents(analysis.root, analysis.sides, missing).items():
+        new[path] = _lines(source)
+
+
+def _extraction(cache: BlobCache, blob: str, lang: str, source: bytes,
+                config: Config) -> Extraction:
+    found = cache.get(blob, lang)
+    if found is None:
+        found = extract(source, lang, config.max_file_bytes)
+        cache.put(blob, lang, found)
+    return found
+
+
+def _head_contents(root: Path, sides: Sides, paths: dict[str, str]) -> dict[str, bytes]:
+    """Contents of head-side files by path (the work tree is read from disk)."""
+    if sides.head == "WORKTREE":
+        contents = {}
+        for path in paths:
+            try:
+                contents[path] = (root / path).read_bytes()
+            except OSError:
+                continue
+        return contents
+    blobs = git.read_blobs(root, paths.values())
+    return {path: blobs[blob] for path, blob in paths.items() if blob in blobs}
+
+
+def _with_ghosts(files: list[FileEntry], extractions: dict[str, Extraction],
+                 ghosts: dict[str, list[Any]]) -> tuple[list[FileEntry], dict[str, Extraction]]:
+    """Add removed symbols back (to their old file) so references to them still resolve."""
+    if not ghosts:
+        return files, extractions
+    extractions = dict(extractions)
+    files = list(files)
+    present = {f.path for f in files}
+    for path, symbols in ghosts.items():
+        lang = language_of(path) or ""
+        if path in present:
+            current = extractions[path]
+            names = {s.qualname for s in current.symbols}
+            extra = tuple(s for s in symbols if s.qualname not in names)
+            extractions[path] = current._replace(symbols=tuple(sorted(current.symbols + extra)))
+        else:
+            files.append(FileEntry(path, ZERO, lang))
+            extractions[path] = Extraction(tuple(sorted(symbols)), (), (), 0, "")
+    files.sort(key=lambda f: f.path)
+    return files, extractions
+
+
+def candidates(analysis: Analysis, code: bool) -> tuple[list[Candidate], list[Candidate]]:
+    """Changed and impacted candidates, each with its resolutions richest first."""
+    graph, ranking, sources = analysis.graph, analysis.ranking, analysis.sources
+    by_node = {c.node: c for c in analysis.changes}
+    order = {"removed": 0, "signature": 1, "body": 2, "added": 3}
+    changed: list[Candidate] = []
+    for change in sorted(analysis.changes, key=lambda c: (c.cosmetic, order[c.kind],
+                                                            -ranking.score.get(c.node, 0), c.node)):
+        node = graph.nodes.get(change.node)
+        if node is None:
+            continue
+        options: list[tuple[str, str]] = []
+        if code and node["kind"] != "file" and change.kind != "removed":
+            body = sources.body(node)
+            options.append(("body", body))
+            old_node = analysis.old_spans.get(change.node)
+            if old_node is not None:
+                options.append(("hunk", hunk(sources.body(old_node, old=True), body)))
+        if node.get("signature"):
+            options.append(("signature", node["signature"]))
+        options.append(("line", ""))
+        why = (f"changed: {change.kind}" + (" (whitespace/comments only)"
+                                             if change.cosmetic else ""),)
+        changed.append(_candidate(analysis, node, change, options, why))
+    impacted: list[Candidate] = []
+    ranked = sorted(ranking.score.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_CANDIDATES]
+    if code:
+        _load_sources(analysis, {graph.nodes[n]["path"] for n, _ in ranked if n in graph.nodes})
+    for node_id, _ in ranked:
+        node = graph.nodes.get(node_id)
+        if node is None or node_id in by_node:
+            continue
+        options = []
+        if code and node["kind"] != "file":
+            options.append(("body", sources.body(node)))
+        if node.get("signature"):
+            options.append(("signature", node["signature"]))
+        options.append(("line", ""))
+        impacted.append(_candidate(analysis, node, None, options, _why(analysis, node_id)))
+    return changed, impacted
+
+
+def _candidate(analysis: Analysis, node: dict[str, Any], change: Change | None,
+               options: list[tuple[str, str]], why: tuple[str, ...]) -> Candidate:
+    ranking = analysis.ranking
+    parts = tuple(sorted((k, round(v, 6)) for k, v in ranking.parts.get(node["id"], {}).items()))
+    return Candidate(node, ranking.score.get(node["id"], 0.0), change, tuple(options), why,
+                     parts, tuple(ranking.path(node["id"])))
+
+
+def _why(analysis: Analysis, node_id: str) -> tuple[str, ...]:
+    via = analysis.ranking.via.get(node_id)
+    if via is None:
+        return ()
+    previous, kind = via
+    return (f"{_WHY.get(kind, kind)} {previous}",)
+
+
+def test_id(node: dict[str, Any]) -> str:
+    """A runnable id: pytest node id, Go `-run` pattern with package, or the test file."""
+    path = node["path"]
+    lang = language_of(path)
+    if node["kind"] == "file":
+        return str(path)
+    qual = node["id"].partition("::")[2]
+    if lang == "python":
+        return f"{path}::{qual.replace('.', '::')}"
+    if lang == "go":
+        return f"./{posixpath.dirname(path) or '.'} -run '^{node['name']}$'"
+    if lang == "rust":
+        return f"{node['name']}"
+    if lang == "java":
+        return qual.replace(".", "#", 1) if "." in qual else qual
+    return str(path)
+
+
+def impacted_tests(analysis: Analysis) -> list[str]:
+    """Runnable ids of the tests the ranking reached, best first (test files for JS/TS)."""
+    graph, score = analysis.graph, analysis.ranking.score
+    found: dict[str, float] = {}
+    for node_id, value in score.items():
+        node = graph.nodes.get(node_id)
+        if node is None or not node.get("test"):
+            continue
+        lang = language_of(node["path"])
+        if node["kind"] == "file" and lang == "python":
+            continue  # Python tests are named by function; the file alone is too coarse
+        if node["kind"] == "class" and lang == "python":
+            continue
+        if lang in ("javascript", "typescript", "tsx"):
+            node = graph.nodes[node["path"]]
+        key = test_id(node)
+        found[key] = max(found.get(key, 0.0), value)
+    return [k for k, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def untested(analysis: Analysis, arcs: Callable[[str], list[str]]) -> list[str]:
+    """Changed functions/methods from which no test is reachable within REACH_DEPTH arcs."""
+    result = []
+    for change in analysis.changes:
+        node = analysis.graph.nodes.get(change.node)
+        if (node is None or node["kind"] not in ("function", "method") or node.get("test")
+                or change.kind == "removed"):
+            continue
+        seen = {change.node}
+        queue = deque([(change.node, 0)])
+        reached = False
+        while queue and not reached:
+            current, depth = queue.popleft()
+            for other in arcs(current):
+                if other in seen or depth >= REACH_DEPTH:
+                    continue
+                seen.add(other)
+                if analysis.graph.nodes.get(other, {}).get("test"):
+                    reached = True
+                    break
+                queue.append((other, depth + 1))
+        if not reached:
+            result.append(change.node)
+    return sorted(result)
+
+
+def build_impact(analysis: Analysis, config: Config, budget: int, render: Callable[[Impact], str],
+                 count: Callable[[str], int], code: bool) -> Impact:
+    """The budgeted Impact for one rendering format."""
+    changed, impacted = candidates(analysis, code)
+    callers: dict[str, list[str]] = {}
+    for (source, target), (kind, _) in analysis.graph.edges.items():
+        if kind != "contains":
+            callers.setdefault(target, []).append(source)
+    frame = Impact(
+        base=analysis.sides.base, head=analysis.sides.head, budget=budget,
+        encoding=config.encoding, seeds=tuple(sorted(c.node for c in analysis.changes)),
+        nodes=(), edges=(), tests=tuple(impacted_tests(analysis)),
+        changed_files=tuple(analysis.changed_paths),
+        untested=tuple(untested(analysis, lambda n: callers.get(n, []))),
+    )
+    edges = {pair: kind for pair, (kind, _) in analysis.graph.edges.items()}
+    return select(frame, changed, impacted, edges, render, count)

@@ -1,0 +1,168 @@
+"""Budgeted selection: which nodes, at which resolution, fit in N tokens of rendered output.
+
+Changed symbols come first with their bodies (a diff hunk when the body is huge), shrinking to
+signatures only when the budget forces it; then impacted nodes in rank order, each at the
+richest resolution (body → signature → one line) that still fits. Costs are estimated per
+node on the real renderer, and the final text is counted exactly: if it is over, nodes are
+dropped from the end until it is not. `tokens_used <= budget`, always.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .errors import GitGraphError
+from .model import Change, Impact, ImpactNode
+
+BODY_SHARE = 0.5  # a changed body larger than this share of the budget is shown as a hunk
+IMPACTED_BODY_SHARE = 0.2  # an impacted node's body may take at most this share
+MAX_CANDIDATES = 300
+MAX_TESTS = 50
+
+Render = Callable[[Impact], str]
+Count = Callable[[str], int]
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Line access to both sides' files: new (head) and old (base) contents by path."""
+
+    new: Mapping[str, list[str]]
+    old: Mapping[str, list[str]]
+
+    def body(self, node: Mapping[str, Any], old: bool = False) -> str:
+        """The lines a node spans, from the head side (or the base side for removed nodes)."""
+        lines = (self.old if old else self.new).get(node["path"], [])
+        return "\n".join(lines[node["start_line"] - 1: node["end_line"]])
+
+
+def hunk(before: str, after: str) -> str:
+    """A unified diff of one symbol's old and new text."""
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after",
+                                lineterm="", n=2)
+    return "\n".join(list(diff)[2:])
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A node with its resolutions, richest first: [(resolution, text)]."""
+
+    node: dict[str, Any]
+    score: float
+    change: Change | None
+    options: tuple[tuple[str, str], ...]
+    why: tuple[str, ...]
+    parts: tuple[tuple[str, float], ...] = ()
+    path_from_seed: tuple[str, ...] = ()
+
+
+def to_impact_node(c: Candidate, resolution: str, text: str) -> ImpactNode:
+    """The public record of a candidate at one resolution (tokens filled in later)."""
+    node = c.node
+    kind = "test" if node.get("test") and node["kind"] in ("function", "method") else node["kind"]
+    return ImpactNode(
+        id=node["id"], kind=kind, name=node["name"], path=node["path"],
+        start_line=node["start_line"], end_line=node["end_line"], score=round(c.score, 6),
+        changed=c.change is not None, change=c.change.kind if c.change else None, tokens=0,
+        why=c.why, text=text, resolution=resolution, signature=node.get("signature", ""),
+        test=bool(node.get("test")), parts=c.parts, path_from_seed=c.path_from_seed,
+    )
+
+
+def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
+           edges: Mapping[tuple[str, str], str], render: Render, count: Count) -> Impact:
+    """Fill `frame` (header, seeds, tests) with nodes under `frame.budget` tokens."""
+    budget = frame.budget
+    base = _fit_tests(frame, render, count)
+    empty_cost = count(render(base))
+    if empty_cost > budget:
+        raise GitGraphError(f"budget {budget} is too small for the report frame "
+                            f"({empty_cost} tokens; use -b {empty_cost + 200} or more)")
+
+    def cost(c: Candidate, resolution: str, text: str) -> int:
+        one = replace(base, nodes=(to_impact_node(c, resolution, text),))
+        return count(render(one)) - empty_cost
+
+    chosen: list[tuple[Candidate, str, str, int]] = []
+    used = empty_cost
+    for c in changed:  # richest resolution that fits, but never drop a changed symbol if avoidable
+        options = [o for o in c.options if not (o[0] == "body" and
+                                                 cost(c, *o) > budget * BODY_SHARE)]
+        for resolution, text in options or c.options[-1:]:
+            need = cost(c, resolution, text)
+            if used + need <= budget or resolution == c.options[-1][0]:
+                chosen.append((c, resolution, text, need))
+                used += need
+                break
+    omitted_nodes = omitted_tokens = 0
+    for c in impacted[:MAX_CANDIDATES]:
+        placed = False
+        for resolution, text in c.options:
+            need = cost(c, resolution, text)
+            if resolution == "body" and need > budget * IMPACTED_BODY_SHARE:
+                continue
+            if used + need <= budget:
+                chosen.append((c, resolution, text, need))
+                used += need
+                placed = True
+                break
+        if not placed:
+            omitted_nodes += 1
+            omitted_tokens += cost(c, *c.options[0])
+    omitted_nodes += max(len(impacted) - MAX_CANDIDATES, 0)
+    return _exact(base, chosen, edges, render, count, omitted_nodes, omitted_tokens)
+
+
+def _fit_tests(frame: Impact, render: Render, count: Count) -> Impact:
+    """Trim the listed tests when they alone would take more than a quarter of the budget."""
+    tests = frame.tests[:MAX_TESTS]
+    base = replace(frame, tests=tests)
+    while tests and count(render(base)) > frame.budget // 4:
+        tests = tests[: len(tests) // 2]
+        base = replace(frame, tests=tests)
+    return base
+
+
+def _exact(base: Impact, chosen: list[tuple[Candidate, str, str, int]],
+           edges: Mapping[tuple[str, str], str], render: Render, count: Count,
+           omitted_nodes: int, omitted_tokens: int) -> Impact:
+    """Render for real and drop from the end (impacted first) until within budget."""
+    chosen = list(chosen)
+    while True:
+        nodes = tuple(replace(to_impact_node(c, r, t), tokens=n) for c, r, t, n in chosen)
+        ids = {n.id for n in nodes}
+        kept = tuple(sorted((s, t, k) for (s, t), k in edges.items() if s in ids and t in ids))
+        impact = replace(base, nodes=nodes, edges=kept, omitted_nodes=omitted_nodes,
+                         omitted_tokens=omitted_tokens)
+        impact, used = _settle(impact, render, count)
+        if used <= base.budget:
+            return impact
+        if not chosen:
+            raise GitGraphError(f"budget {base.budget} is too small ({used} tokens needed)")
+        dropped = _drop_index(chosen)
+        c, r, t, n = chosen.pop(dropped)
+        omitted_nodes += 1
+        omitted_tokens += n
+
+
+def _drop_index(chosen: list[tuple[Candidate, str, str, int]]) -> int:
+    """The last impacted node, else the last changed one."""
+    for i in range(len(chosen) - 1, -1, -1):
+        if chosen[i][0].change is None:
+            return i
+    return len(chosen) - 1
+
+
+def _settle(impact: Impact, render: Render, count: Count) -> tuple[Impact, int]:
+    """Make `tokens_used` equal the count of the text that reports it (a fixed point)."""
+    used = impact.tokens_used
+    for _ in range(6):
+        actual = count(render(replace(impact, tokens_used=used)))
+        if actual == used:
+            break
+        used = max(actual, used if _ > 3 else 0)
+    final = replace(impact, tokens_used=used)
+    return final, max(used, count(render(final)))

@@ -1,0 +1,145 @@
+"""Changed symbols from real git diffs: matched by name and hash, not by hunk lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitgraph.changes import parse_sides
+from gitgraph.config import Config
+from gitgraph.errors import GitGraphError
+from gitgraph.impact import analyse, impacted_tests
+
+from conftest import Repo
+
+LIB = '''\
+def helper(x):
+    return x + 1
+
+
+def compute(x):
+    """Add one, twice."""
+    return helper(helper(x))
+
+
+class Shape:
+    def area(self):
+        return 0
+
+    def describe(self):
+        return f"area {self.area()}"
+'''
+
+TESTS = '''\
+from pkg.lib import compute, Shape
+
+
+def test_compute():
+    assert compute(1) == 3
+
+
+def test_shape():
+    assert Shape().describe() == "area 0"
+'''
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/lib.py", LIB)
+    repo.write("pkg/user.py", "from .lib import compute\n\n\ndef use():\n    return compute(2)\n")
+    repo.write("tests/test_lib.py", TESTS)
+    repo.commit("base")
+    return repo
+
+
+def changes_of(repo: Repo, *revisions: str, staged: bool = False) -> dict[str, tuple[str, bool]]:
+    analysis = analyse(repo.path, parse_sides(repo.path, list(revisions), staged), Config())
+    return {c.node: (c.kind, c.cosmetic) for c in analysis.changes}
+
+
+def test_line_shift_is_not_a_change(project: Repo) -> None:
+    text = LIB.replace("def helper(x):\n    return x + 1\n",
+                       "import os\n\n\ndef helper(x):\n    return x + 2\n")
+    project.write("pkg/lib.py", text)
+    found = changes_of(project, "HEAD")
+    # helper's body changed; compute and Shape moved down three lines but did not change
+    assert found == {"pkg/lib.py::helper": ("body", False), "pkg/lib.py": ("body", False)}
+
+
+def test_kinds_signature_body_added_removed(project: Repo) -> None:
+    text = (LIB.replace("def compute(x):", "def compute(x, y=0):")
+            .replace("        return 0\n", "        return 1\n")
+            .replace("    def describe(self):\n        return f\"area {self.area()}\"\n",
+                     "    def perimeter(self):\n        return 4\n"))
+    project.write("pkg/lib.py", text)
+    found = changes_of(project, "HEAD")
+    assert found == {
+        "pkg/lib.py::compute": ("signature", False),
+        "pkg/lib.py::Shape.area": ("body", False),
+        "pkg/lib.py::Shape.describe": ("removed", False),
+        "pkg/lib.py::Shape.perimeter": ("added", False),
+    }
+
+
+def test_comment_only_change_is_cosmetic(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB.replace("    return x + 1\n",
+                                            "    # one more\n    return x  +  1\n"))
+    assert changes_of(project, "HEAD") == {"pkg/lib.py::helper": ("body", True)}
+
+
+def test_removed_symbol_keeps_its_callers(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB.replace('def compute(x):\n    """Add one, twice."""\n'
+                                            "    return helper(helper(x))\n", ""))
+    analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), Config())
+    assert {c.node: c.kind for c in analysis.changes} == {"pkg/lib.py::compute": "removed"}
+    ghost = analysis.graph.nodes["pkg/lib.py::compute"]
+    assert ghost.get("removed") is True
+    # the callers of the removed function are found, and broken
+    assert analysis.ranking.score.get("pkg/user.py::use", 0) > 0
+    assert "tests/test_lib.py::test_compute" in impacted_tests(analysis)
+
+
+def test_rename_matches_symbols_across_paths(project: Repo) -> None:
+    project.git("mv", "pkg/user.py", "pkg/consumer.py")
+    project.commit("rename")
+    found = changes_of(project, "HEAD~1", "HEAD")
+    assert found == {"pkg/consumer.py": ("signature", False)}
+
+
+def test_revision_semantics(project: Repo) -> None:
+    base = project.git("rev-parse", "HEAD").strip()
+    project.write("pkg/lib.py", LIB.replace("return 0", "return 2"))
+    project.git("add", "pkg/lib.py")
+    project.write("pkg/lib.py", LIB.replace("return 0", "return 3").replace("x + 1", "x + 9"))
+    area = {"pkg/lib.py::Shape.area": ("body", False)}
+    both = {**area, "pkg/lib.py::helper": ("body", False)}
+    assert changes_of(project) == both  # worktree vs index: both lines differ from staged
+    assert changes_of(project, staged=True) == area  # index vs HEAD
+    assert changes_of(project, "HEAD") == both  # worktree vs HEAD
+    project.git("commit", "-q", "-m", "area")
+    head = project.git("rev-parse", "HEAD").strip()
+    assert changes_of(project, base, head) == area
+    assert changes_of(project, f"{base}..{head}") == area
+    project.git("checkout", "--", "pkg/lib.py")
+    project.git("checkout", "-q", "-b", "side", base)
+    project.write("pkg/user.py", "def use():\n    return 0\n")
+    project.commit("side")
+    # A...B: from the merge base, so main's change to area does not show up
+    assert changes_of(project, "main...side") == {"pkg/user.py::use": ("body", False),
+                                                    "pkg/user.py": ("body", False)}
+    assert changes_of(project, "side...main") == area
+
+
+def test_tests_of_a_change_are_ranked(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB.replace("return 0", "return 7"))
+    analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), Config())
+    assert impacted_tests(analysis)[0] == "tests/test_lib.py::test_shape"
+
+
+def test_unknown_revision_is_one_line(project: Repo, tmp_path: Path) -> None:
+    with pytest.raises(GitGraphError, match="unknown revision 'nope'"):
+        parse_sides(project.path, ["nope"], False)
+    with pytest.raises(GitGraphError, match="too many revisions"):
+        parse_sides(project.path, ["HEAD", "HEAD", "HEAD"], False)
