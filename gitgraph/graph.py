@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Extraction, FileEntry, Symbol
-from .resolve import EXTERNAL, Resolver
+from .resolve import EXTERNAL, Resolver, Tables
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
 EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains", "cochange")
@@ -79,52 +79,68 @@ def _is_test_symbol(symbol: Symbol, lang: str, test_file: bool, test_classes: se
 
 def build(files: list[FileEntry], extractions: dict[str, Extraction]) -> Graph:
     """The whole symbol graph of one tree (files sorted by path; extractions keyed by path)."""
+    tables = Tables.build(files, extractions)
+    return build_part(tables, files, extractions, record_bases=True)
+
+
+def build_part(tables: Tables, files: list[FileEntry], extractions: dict[str, Extraction],
+               record_bases: bool = False) -> Graph:
+    """Nodes of `files` and every edge leaving them, resolved against the whole tree's tables.
+
+    With `record_bases`, the base classes found are added to `tables.bases` (a full build);
+    otherwise `tables.bases` must already be complete (an incremental update).
+    """
     graph = Graph()
-    resolver = Resolver(files, extractions)
     tests: dict[str, bool] = {}
     for entry in files:
-        extraction = extractions[entry.path]
-        _add_nodes(graph, entry, extraction, tests)
-    for entry in files:  # bases first: member lookups through base classes need them
+        _add_nodes(graph, entry, extractions[entry.path], tests)
+    plain = Resolver(tables, use_bases=False)
+    for entry in files:
         for ref in extractions[entry.path].refs:
             if ref.kind == "inherit":
                 source = _source(graph, entry.path, ref.scope)
-                found = resolver.resolve(entry.path, "", ref.name)
+                found = plain.resolve(entry.path, "", ref.name)
                 bases = [t.key for t, _ in found if t.kind == "symbol" and t.key != source]
-                if bases:
-                    resolver.bases.setdefault(source, []).extend(bases)
+                if record_bases and bases:
+                    tables.bases[source] = sorted(set(tables.bases.get(source, [])) | set(bases))
                 for base in bases:
                     graph.add_edge(source, base, "inherits", 1.0)
+    resolver = Resolver(tables)
     for entry in files:
-        extraction = extractions[entry.path]
-        for name, imports in sorted(resolver.bindings(entry.path).items()):
-            if name == "*":
-                continue
-            for target, weight in resolver.follow(entry.path, imports, 0):
-                if target.kind in ("file", "symbol"):
-                    graph.add_edge(entry.path, target.key, "imports", weight)
-        for imp in resolver.bindings(entry.path).get("*", ()):
-            module = resolver.module(entry.path, imp.module)
-            if module is not None and module.kind == "file":
-                graph.add_edge(entry.path, module.key, "imports", 1.0)
-        for ref in extraction.refs:
-            if ref.kind != "call":
-                continue
-            graph.counts["calls"] += 1
-            found = resolver.resolve(entry.path, ref.scope, ref.name)
-            if found == EXTERNAL:
-                graph.counts["calls_external"] += 1
-                continue
-            if not found:
-                graph.counts["calls_unresolved"] += 1
-                continue
-            graph.counts["calls_resolved"] += 1
-            source = _source(graph, entry.path, ref.scope)
-            kind = "tests" if tests.get(source) else "calls"
-            for target, weight in found:
-                if target.kind in ("file", "symbol"):
-                    graph.add_edge(source, target.key, kind, weight)
+        _add_links(graph, resolver, entry, extractions[entry.path], tests)
     return graph
+
+
+def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: Extraction,
+               tests: dict[str, bool]) -> None:
+    """Import and call edges leaving one file's nodes."""
+    for name, imports in sorted(resolver.bindings(entry.path).items()):
+        if name == "*":
+            continue
+        for target, weight in resolver.follow(entry.path, imports, 0):
+            if target.kind in ("file", "symbol"):
+                graph.add_edge(entry.path, target.key, "imports", weight)
+    for imp in resolver.bindings(entry.path).get("*", ()):
+        module = resolver.module(entry.path, imp.module)
+        if module is not None and module.kind == "file":
+            graph.add_edge(entry.path, module.key, "imports", 1.0)
+    for ref in extraction.refs:
+        if ref.kind != "call":
+            continue
+        graph.counts["calls"] += 1
+        found = resolver.resolve(entry.path, ref.scope, ref.name)
+        if found == EXTERNAL:
+            graph.counts["calls_external"] += 1
+            continue
+        if not found:
+            graph.counts["calls_unresolved"] += 1
+            continue
+        graph.counts["calls_resolved"] += 1
+        source = _source(graph, entry.path, ref.scope)
+        kind = "tests" if tests.get(source) else "calls"
+        for target, weight in found:
+            if target.kind in ("file", "symbol"):
+                graph.add_edge(source, target.key, kind, weight)
 
 
 def _add_nodes(graph: Graph, entry: FileEntry, extraction: Extraction,

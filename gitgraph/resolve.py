@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from .model import Extraction, FileEntry, Import, Symbol
 
@@ -53,32 +54,73 @@ Candidates = list[tuple[Target, float]]
 EXTERNAL: Candidates = [(Target("external", ""), 1.0)]
 
 
-class Resolver:
-    """Resolution tables for one tree; `resolve()` answers one reference."""
+@dataclass
+class Tables:
+    """What resolution needs to know about the whole tree.
 
-    def __init__(self, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> None:
-        self.lang: dict[str, str] = {}
-        self.symbols: dict[str, dict[str, Symbol]] = {}  # path -> qualname -> symbol
-        self.imports: dict[str, tuple[Import, ...]] = {}
-        self.dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
-        self.by_name: dict[tuple[str, str], list[str]] = defaultdict(list)  # top-level defs
-        self.methods: dict[tuple[str, str], list[str]] = defaultdict(list)
+    `symbols`/`imports` may load lazily (see `LazyTable`); the global name tables are small
+    enough to rebuild from graph.json's lines for an incremental update.
+    """
+
+    lang: dict[str, str]  # path -> language, every indexed file
+    symbols: dict[str, dict[str, Symbol]]  # path -> qualname -> symbol
+    imports: dict[str, tuple[Import, ...]]
+    by_name: dict[tuple[str, str], list[str]]  # (family, name) -> top-level definition nodes
+    methods: dict[tuple[str, str], list[str]]  # (family, name) -> method nodes
+    bases: dict[str, list[str]]  # class node -> base class nodes, sorted
+
+    @classmethod
+    def build(cls, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> Tables:
+        """Tables of a whole tree from every file's extraction (bases are added later)."""
+        tables = cls({}, {}, {}, defaultdict(list), defaultdict(list), {})
         for entry in files:
             extraction = extractions[entry.path]
-            self.lang[entry.path] = entry.lang
-            self.symbols[entry.path] = {s.qualname: s for s in extraction.symbols}
-            self.imports[entry.path] = extraction.imports
-            family = _family(entry.lang)
-            self.dir_files[(posixpath.dirname(entry.path), family)].append(entry.path)
+            tables.lang[entry.path] = entry.lang
+            tables.symbols[entry.path] = {s.qualname: s for s in extraction.symbols}
+            tables.imports[entry.path] = extraction.imports
+            lang_family = family(entry.lang)
             for symbol in extraction.symbols:
-                node = f"{entry.path}::{symbol.qualname}"
-                name = symbol.qualname.rpartition(".")[2]
-                if "." not in symbol.qualname:
-                    self.by_name[(family, name)].append(node)
-                elif symbol.kind == "method":
-                    self.methods[(family, name)].append(node)
+                tables.add_symbol(lang_family, f"{entry.path}::{symbol.qualname}", symbol.kind)
+        return tables
+
+    def add_symbol(self, family: str, node: str, kind: str) -> None:
+        """Index a definition for global (import-less) lookups."""
+        qualname = node.rpartition("::")[2]
+        name = qualname.rpartition(".")[2]
+        if "." not in qualname:
+            self.by_name[(family, name)].append(node)
+        elif kind == "method":
+            self.methods[(family, name)].append(node)
+
+
+class LazyTable(dict[str, Any]):
+    """A path-keyed table whose entries are loaded on first use."""
+
+    def __init__(self, load: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._load = load
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self._load(key)
+        return value
+
+
+class Resolver:
+    """Answers references against `Tables`; memoises whole lookups."""
+
+    def __init__(self, tables: Tables, use_bases: bool = True) -> None:
+        self.lang = tables.lang
+        self.symbols = tables.symbols
+        self.imports = tables.imports
+        self.by_name = tables.by_name
+        self.methods = tables.methods
+        # Base classes are resolved without walking bases (use_bases=False), so the result
+        # does not depend on the order in which classes are seen.
+        self.bases: dict[str, list[str]] = tables.bases if use_bases else {}
+        self.dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for path in sorted(self.lang):
+            self.dir_files[(posixpath.dirname(path), family(self.lang[path]))].append(path)
         self.py_modules = _python_modules([p for p, lang in self.lang.items() if lang == "python"])
-        self.bases: dict[str, list[str]] = {}  # class node -> base class nodes
         self._bindings: dict[str, dict[str, list[Import]]] = {}
         self._modules: dict[tuple[str, str], Target | None] = {}
         self._members: dict[tuple[Target, str], Candidates] = {}
@@ -178,15 +220,16 @@ class Resolver:
         if depth > 8:
             return []
         if target.kind == "symbol":
-            path, _, qual = target.key.partition("::")
+            path, _, qual = target.key.rpartition("::")
             member = f"{qual}.{name}"
             if member in self.symbols[path]:
                 return [(Target("symbol", f"{path}::{member}"), 1.0)]
+            # Every base that provides the member shares the weight: the order of bases is
+            # not kept (an incremental update rebuilds it from sorted links), so no MRO.
+            found = []
             for base in self.bases.get(target.key, ()):
-                found = self.member(Target("symbol", base), name, depth + 1)
-                if found:
-                    return found
-            return []
+                found += self.member(Target("symbol", base), name, depth + 1)
+            return _merge(found)
         paths = ([target.key] if target.kind == "file"
                  else self.dir_files.get((target.key, target.family), []))
         for path in paths:
@@ -249,10 +292,8 @@ class Resolver:
             owner = self._enclosing_class(path, scope)
             found = []
             for base in self.bases.get(owner.key, ()) if owner else ():
-                found = self._chain([(Target("symbol", base), 1.0)], rest)
-                if found:
-                    break
-            return found
+                found += self._chain([(Target("symbol", base), 1.0)], rest)
+            return _merge(found)
         if head == "?":
             return self._unknown_receiver(path, rest)
         start = self._name(path, scope, head)
@@ -314,19 +355,19 @@ class Resolver:
                     return found
         if lang == "python" and name in PYTHON_BUILTINS:
             return EXTERNAL
-        family = _family(lang)
+        lang_family = family(lang)
         if lang in ("go", "java", "rust"):
-            for other in self.dir_files.get((posixpath.dirname(path), family), ()):
+            for other in self.dir_files.get((posixpath.dirname(path), lang_family), ()):
                 if name in self.symbols[other]:
                     return [(Target("symbol", f"{other}::{name}"), 1.0)]
-        return _share(self.by_name.get((family, name), ()), path)
+        return _share(self.by_name.get((lang_family, name), ()), path)
 
     def _unknown_receiver(self, path: str, method: str) -> Candidates:
         """`x.m()` with `x` unknown: methods named m, same file first; shared, and halved."""
         key = (path, method)
         found = self._receivers.get(key)
         if found is None:
-            candidates = self.methods.get((_family(self.lang[path]), method), ())
+            candidates = self.methods.get((family(self.lang[path]), method), ())
             found = [(t, w * 0.5) for t, w in _share(candidates, path)]
             self._receivers[key] = found
         return found
@@ -346,6 +387,12 @@ class Resolver:
         return None
 
 
+def _merge(found: Candidates) -> Candidates:
+    """Candidates found along several routes: each distinct target, weight shared equally."""
+    targets = sorted({target for target, _ in found})
+    return [(t, 1.0 / len(targets)) for t in targets]
+
+
 def _share(nodes: Sequence[str], path: str) -> Candidates:
     """Same-file candidates if any, else all of them; none when too many to mean anything."""
     prefix = path + "::"
@@ -357,7 +404,7 @@ def _share(nodes: Sequence[str], path: str) -> Candidates:
     return [(Target("symbol", n), 1.0 / len(nodes)) for n in nodes]
 
 
-def _family(lang: str) -> str:
+def family(lang: str) -> str:
     """Languages that can call each other's definitions by name."""
     return "js" if lang in _JS_LANGS else lang
 

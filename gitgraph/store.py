@@ -1,6 +1,9 @@
 """Read and write graph.json (format `gitgraph/1`): NetworkX node-link shape, one record per
 line, sorted, no timestamps, so it is byte-deterministic and merges cleanly in git.
 
+Layout: the header object's first line, then one record per line in three arrays (files,
+nodes, links), each sorted as strings; records start with their sort key (path, id, source).
+
 Format history:
   gitgraph/1  first release: graph.{format, extractor, encoding, files[{path, blob, lang}]};
               nodes carry id/kind/name/path/start_line/end_line (+ signature, hash, doc, test,
@@ -11,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import gc
+import functools
 import json
+import mmap
 import os
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -33,49 +37,79 @@ class CorruptGraph(GitGraphError):
     """graph.json exists but cannot be trusted (syntax, conflict markers, bad paths, format)."""
 
 
-@dataclass(frozen=True)
-class Stored:
-    """A loaded graph.json."""
+@dataclass
+class GraphLines:
+    """graph.json as its records' lines, each kept with a trailing comma (so that reading and
+    splicing copy no strings; `dumps` drops the last comma of each array). Records end in
+    `}`, so no record is a prefix of another and the commas do not change the sort order."""
 
-    extractor: str
-    encoding: str
-    files: tuple[FileEntry, ...]
-    nodes: list[dict[str, Any]]
-    links: list[dict[str, Any]]
+    header: dict[str, str]  # format, extractor, encoding
+    files: list[str]
+    nodes: list[str]
+    links: list[str]
+
+    @functools.cached_property
+    def file_entries(self) -> tuple[FileEntry, ...]:
+        """The file table, validated (paths must be safe repo-relative paths)."""
+        return tuple(_file_entry(line) for line in self.files)
 
 
 _string = encode_basestring  # the C encoder json.dumps(ensure_ascii=False) uses for str
 # One encoder for every record: json.dumps() with options builds a new encoder per call.
 _dump = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+_OPEN = '{"directed":true,"multigraph":false,"graph":'
+
+
+def file_line(entry: FileEntry) -> str:
+    """A file-table record: path first, so sorted lines are sorted by path."""
+    return (f'{{"path":{_string(entry.path)},"blob":{_string(entry.blob)},'
+            f'"lang":{_string(entry.lang)}}},')
+
+
+def node_line(node: dict[str, Any]) -> str:
+    """A node record: id first, then the other keys sorted."""
+    rest = _dump({k: v for k, v in node.items() if k != "id"})
+    return f'{{"id":{_string(node["id"])},{rest[1:]},'
+
+
+def link_line(source: str, target: str, kind: str, weight: float) -> str:
+    """A link record: source and target first, so sorted lines are sorted by them."""
+    return (f'{{"source":{_string(source)},"target":{_string(target)},"kind":{_string(kind)},'
+            f'"weight":{float(round(weight, 4))!r}}},')
+
+
+def id_prefixes(path: str) -> tuple[str, str]:
+    """How a node id of `path` starts in a record: the file node exactly, or `path::...`."""
+    exact = _string(path) + ","
+    return exact, _string(path + "::")[:-1]
+
+
+def to_lines(graph: Graph, files: list[FileEntry], extractor: str, encoding: str) -> GraphLines:
+    """Sorted record lines of a graph (lines sort as strings: the order every writer uses)."""
+    return GraphLines(
+        {"encoding": encoding, "extractor": extractor, "format": FORMAT},
+        sorted(file_line(f) for f in files),
+        sorted(node_line(n) for n in graph.nodes.values()),
+        sorted(link_line(s, t, kind, w) for (s, t), (kind, w) in graph.edges.items()),
+    )
+
+
+def dumps(lines: GraphLines) -> bytes:
+    """graph.json bytes: a node-link document, one record per line."""
+    head = _dump(lines.header)[:-1]  # reopen the header object to append "files"
+    parts = [_OPEN + head + ',"files":[', *_records(lines.files), "]},",
+             '"nodes":[', *_records(lines.nodes), "],",
+             '"links":[', *_records(lines.links), "]}", ""]
+    return "\n".join(parts).encode("utf-8")
 
 
 def render(graph: Graph, files: list[FileEntry], extractor: str, encoding: str) -> bytes:
     """graph.json bytes for a graph; the same graph always gives the same bytes."""
-    header = {"encoding": encoding, "extractor": extractor, "format": FORMAT}
-    file_lines = [_dump({"blob": f.blob, "lang": f.lang, "path": f.path})
-                  for f in sorted(files, key=lambda f: f.path)]
-    node_lines = [_dump(graph.nodes[n]) for n in sorted(graph.nodes)]
-    # Links are most of the file: formatted directly, byte-identical to _dump() of the record.
-    link_lines = [
-        f'{{"kind":{_string(kind)},"source":{_string(s)},"target":{_string(t)},'
-        f'"weight":{float(round(w, 4))!r}}}'
-        for (s, t), (kind, w) in sorted(graph.edges.items())
-    ]
-    head = _dump(header)[:-1]  # reopen the header object to append "files"
-    parts = [
-        '{"directed":true,"multigraph":false,"graph":' + head + ',"files":' + _array(file_lines)
-        + "},",
-        '"nodes":' + _array(node_lines) + ",",
-        '"links":' + _array(link_lines),
-        "}",
-    ]
-    return ("\n".join(parts) + "\n").encode("utf-8")
+    return dumps(to_lines(graph, files, extractor, encoding))
 
 
-def _array(lines: list[str]) -> str:
-    if not lines:
-        return "[]"
-    return "[\n" + ",\n".join(lines) + "\n]"
+def _records(lines: list[str]) -> list[str]:
+    return [*lines[:-1], lines[-1][:-1]] if lines else []
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
@@ -113,13 +147,13 @@ def locked(lock_path: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def has_conflict_markers(raw: bytes) -> bool:
+def has_conflict_markers(raw: bytes | mmap.mmap) -> bool:
     """True when a merge left `<<<<<<<`/`>>>>>>>` lines in the file."""
-    return raw.startswith(b"<<<<<<< ") or any(m in raw for m in _CONFLICT_MARKERS[1:])
+    return raw[:8] == b"<<<<<<< " or any(raw.find(m) >= 0 for m in _CONFLICT_MARKERS[1:])
 
 
-def load(path: Path) -> Stored | None:
-    """Read graph.json; None when absent; CorruptGraph when it cannot be trusted."""
+def read_lines(path: Path) -> GraphLines | None:
+    """graph.json split into record lines; None when absent; CorruptGraph when untrustworthy."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -128,29 +162,88 @@ def load(path: Path) -> Stored | None:
         raise CorruptGraph(f"cannot read {path.name}: {exc.strerror}") from None
     if has_conflict_markers(raw):
         raise CorruptGraph(f"{path.name} has merge conflict markers")
-    gc.disable()  # the collector dominates loading many small dicts; nothing here is cyclic
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CorruptGraph(f"{path.name} is not valid JSON ({str(exc).splitlines()[0]})") from None
-    finally:
-        gc.enable()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CorruptGraph(f"{path.name} is not UTF-8") from None
+    lines = text.split("\n")
+    header = _header(lines[0] if lines else "", path)
     try:
-        header = data["graph"]
-        if header.get("format") != FORMAT:
-            raise CorruptGraph(f"{path.name} has format {header.get('format')!r}, "
-                               f"expected {FORMAT!r}")
-        files = tuple(FileEntry(f["path"], f["blob"], f["lang"]) for f in header["files"])
-        nodes, links = data["nodes"], data["links"]
-        if not isinstance(nodes, list) or not isinstance(links, list):
-            raise TypeError("nodes/links")
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise CorruptGraph(f"{path.name} is missing {exc}") from None
-    for entry in files:
-        if not is_safe_path(entry.path) or not isinstance(entry.blob, str):
-            raise CorruptGraph(f"{path.name} names an unsafe path {entry.path!r}")
-    return Stored(str(header.get("extractor", "")), str(header.get("encoding", "")), files,
-                  nodes, links)
+        files_end = lines.index("]},")
+        nodes_end = lines.index("],", files_end)
+        links_end = lines.index("]}", nodes_end)
+    except ValueError:
+        raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)") from None
+    if (lines[files_end + 1] != '"nodes":[' or lines[nodes_end + 1] != '"links":['
+            or lines[links_end + 1:] != [""]):
+        raise CorruptGraph(f"{path.name} is not in gitgraph's layout")
+    graph = GraphLines(header, _commas(lines[1:files_end]), _commas(lines[files_end + 2:nodes_end]),
+                       _commas(lines[nodes_end + 2:links_end]))
+    _ = graph.file_entries  # validates the file table
+    return graph
+
+
+def read_file_table(path: Path) -> tuple[dict[str, str], tuple[FileEntry, ...]] | None:
+    """Only the header and file table (the top of the file): enough to tell staleness."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CorruptGraph(f"cannot read {path.name}: {exc.strerror}") from None
+    with handle:
+        whole = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if _size(handle) else b""
+        # Cheap whole-file checks (C-speed scans): a merge conflict anywhere, a torn end.
+        if has_conflict_markers(whole):
+            raise CorruptGraph(f"{path.name} has merge conflict markers")
+        if not whole[-3:] == b"]}\n":
+            raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)")
+        first = handle.readline().decode("utf-8", "replace").rstrip("\n")
+        header = _header(first, path)
+        records: list[str] = []
+        for raw in handle:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if line == "]},":
+                return header, tuple(_file_entry(r) for r in _commas(records))
+            records.append(line)
+    raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)")
+
+
+def _size(handle: Any) -> int:
+    return os.fstat(handle.fileno()).st_size
+
+
+def _header(first: str, path: Path) -> dict[str, str]:
+    if first.startswith("<<<<<<<"):
+        raise CorruptGraph(f"{path.name} has merge conflict markers")
+    if not first.startswith(_OPEN) or not first.endswith(',"files":['):
+        raise CorruptGraph(f"{path.name} is not a gitgraph graph (unexpected first line)")
+    try:
+        header = json.loads(first[len(_OPEN):-len(',"files":[')] + "}")
+    except ValueError:
+        raise CorruptGraph(f"{path.name} has an unreadable header") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        found = header.get("format") if isinstance(header, dict) else None
+        raise CorruptGraph(f"{path.name} has format {found!r}, expected {FORMAT!r}")
+    return {k: str(v) for k, v in header.items()}
+
+
+def _commas(lines: list[str]) -> list[str]:
+    """Records as read, the last one given the comma the others carry."""
+    if lines and not lines[-1].endswith(","):
+        lines[-1] += ","
+    return lines
+
+
+def _file_entry(line: str) -> FileEntry:
+    try:
+        record = json.loads(line[:-1])
+        entry = FileEntry(record["path"], record["blob"], record["lang"])
+    except (ValueError, KeyError, TypeError):
+        raise CorruptGraph(f"graph.json has a bad file record: {line[:80]}") from None
+    if not is_safe_path(entry.path) or not isinstance(entry.blob, str):
+        raise CorruptGraph(f"graph.json names an unsafe path {entry.path!r}")
+    return entry
 
 
 def is_safe_path(path: object) -> bool:

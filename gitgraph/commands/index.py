@@ -6,42 +6,43 @@ import sys
 from pathlib import Path
 
 from gitgraph import config as config_mod
-from gitgraph import git, store
+from gitgraph import git, incremental, store
 from gitgraph.config import Config
 from gitgraph.extract import extractor_digest
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
-
-ENCODING_KEY = "encoding"
-
-
-def _graph_path(root: Path, cwd: Path, output: str | None, graph: str) -> Path:
-    # -o is relative to where the user stands (`-C` included), the configured path to the root
-    return cwd / output if output else root / graph
+from gitgraph.model import FileEntry
 
 
-def _summary(report: Report, symbols: int, edges: int, target: str) -> None:
-    skipped = sum(report.skipped.values())
-    extra = f", {skipped} skipped" if skipped else ""
-    print(f"gitgraph: {report.files} files ({report.extracted} parsed, {report.cached} cached"
-          f"{extra}), {symbols} symbols, {edges} edges -> {target}", file=sys.stderr)
+def _lock(root: Path) -> Path:
+    return git.common_dir(root) / "gitgraph" / "graph.lock"
 
 
-def _write(root: Path, tree: Tree, path: Path, config: Config, quiet: bool) -> bool:
-    """Build the graph of `tree` and write it when its bytes differ; True if written."""
+def _header(config: Config) -> dict[str, str]:
+    return {"encoding": config.encoding, "extractor": extractor_digest(config.max_file_bytes),
+            "format": store.FORMAT}
+
+
+def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> bytes:
+    """Build the whole graph of `tree` (from the blob cache where it can)."""
     graph, files, report = build_tree_graph(root, tree, config)
-    payload = store.render(graph, files, extractor_digest(config.max_file_bytes),
-                           config.encoding)
-    try:
-        unchanged = path.read_bytes() == payload
-    except OSError:
-        unchanged = False
-    if not unchanged:
-        store.write_atomic(path, payload)
     if not quiet:
-        symbols = len(graph.nodes) - len(files)
-        shown = path.relative_to(root) if path.is_relative_to(root) else path
-        _summary(report, symbols, len(graph.edges), str(shown))
-    return not unchanged
+        skipped = sum(report.skipped.values())
+        extra = f", {skipped} skipped" if skipped else ""
+        print(f"gitgraph: {report.files} files ({report.extracted} parsed, {report.cached} "
+              f"cached{extra}), {len(graph.nodes) - len(files)} symbols, {len(graph.edges)} "
+              f"edges", file=sys.stderr)
+    header = _header(config)
+    return store.render(graph, files, header["extractor"], header["encoding"])
+
+
+def _write_if_changed(path: Path, payload: bytes) -> bool:
+    try:
+        if path.read_bytes() == payload:
+            return False
+    except OSError:
+        pass
+    store.write_atomic(path, payload)
+    return True
 
 
 def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> int:
@@ -49,50 +50,67 @@ def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> in
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     tree = snapshot(root, rev=rev, staged=staged)
-    path = _graph_path(root, cwd, output, config.graph)
-    with store.locked(git.common_dir(root) / "gitgraph" / "graph.lock"):
-        _write(root, tree, path, config, quiet=False)
+    # -o is relative to where the user stands (-C included); the configured path to the root
+    path = cwd / output if output else root / config.graph
+    with store.locked(_lock(root)):
+        _write_if_changed(path, _full(root, tree, config, quiet=False))
     return 0
 
 
 def update(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> int:
-    """Bring graph.json up to date; nothing is parsed or written when it already is."""
+    """Bring graph.json up to date: nothing when it is; spliced when only bodies changed."""
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     path = root / config.graph
-    with store.locked(git.common_dir(root) / "gitgraph" / "graph.lock"):
+    with store.locked(_lock(root)):
         # Read under the lock: a concurrent writer may just have brought it up to date.
         tree = snapshot(root, staged=staged)
-        stale = _stale(root, tree, path, config)
-        if stale is None:
-            written = False
-        else:
-            written = _write(root, tree, path, config, quiet=quiet)
+        files = source_files(tree, config, Report())
+        written = False
+        if _stale(path, files, config) is not None:
+            payload = _spliced(root, path, files, config)
+            if payload is None:
+                payload = _full(root, tree, config, quiet)
+            elif not quiet:
+                print("gitgraph: updated graph.json incrementally", file=sys.stderr)
+            written = _write_if_changed(path, payload)
         if stage and (written or _unstaged(root, config.graph)):
             git.stage_file(root, config.graph)
     return 0
 
 
+def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config) -> bytes | None:
+    try:
+        lines = store.read_lines(path)
+    except store.CorruptGraph:
+        return None
+    if lines is None or lines.header != _header(config):
+        return None
+    patched = incremental.patch(root, config, lines, files)
+    return store.dumps(patched) if patched is not None else None
+
+
 def _unstaged(root: Path, graph: str) -> bool:
     """graph.json differs from its staged copy (or is not staged yet)."""
-    entries = {e.path: e.blob for e in git.ls_index(root)}
-    current = git.hash_files(root, [graph]) if (root / graph).exists() else {}
-    return entries.get(graph) != current.get(graph)
+    staged = {e.path: e.blob for e in git.ls_index(root)}.get(graph)
+    current = git.hash_files(root, [graph]).get(graph) if (root / graph).exists() else None
+    return staged != current
 
 
-def _stale(root: Path, tree: Tree, path: Path, config: Config) -> list[str] | None:
-    """Paths whose graph.json record differs from `tree`; None when up to date."""
+def _stale(path: Path, files: list[FileEntry], config: Config) -> list[str] | None:
+    """Paths whose graph.json record differs from `files`; None when up to date."""
     try:
-        stored = store.load(path)
+        table = store.read_file_table(path)
     except store.CorruptGraph as exc:
         print(f"gitgraph: warning: {exc}; regenerating it", file=sys.stderr)
         return ["(graph.json unreadable)"]
-    if stored is None:
+    if table is None:
         return ["(no graph.json)"]
-    if stored.extractor != extractor_digest(config.max_file_bytes):
+    header, stored = table
+    if header != _header(config):
         return ["(graph.json from another gitgraph version or config)"]
-    wanted = {f.path: f for f in source_files(tree, config, Report())}
-    have = {f.path: f for f in stored.files}
+    wanted = {f.path: f for f in files}
+    have = {f.path: f for f in stored}
     stale = sorted(p for p in wanted.keys() | have.keys() if wanted.get(p) != have.get(p))
     return stale or None
 
@@ -102,7 +120,7 @@ def check(*, cwd: Path, rev: str | None) -> int:
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     tree = snapshot(root, rev=rev, staged=rev is None)
-    stale = _stale(root, tree, root / config.graph, config)
+    stale = _stale(root / config.graph, source_files(tree, config, Report()), config)
     if stale is None:
         print(f"gitgraph: {config.graph} is up to date", file=sys.stderr)
         return 0
