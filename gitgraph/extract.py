@@ -17,20 +17,27 @@ from .languages import LANGUAGES, query_path
 from .model import Extraction, Import, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
 SIGNATURE_CHARS = 240
 NAME_CHARS = 200
+# Definitions nested deeper than this are generated or hostile input; tree-sitter's parent and
+# sibling lookups cost O(depth) each, so extracting them would take quadratic time.
+MAX_NESTING = 100
 
 _SCOPE_ONLY = {"impl"}  # scopes that name their members but are not symbols themselves
-_CONTAINERS = {"class", "interface", "struct", "enum", "trait", "impl", "module", "object"}
+# functions in these become methods; a module (Rust `mod`, TS `namespace`) holds free functions
+_CONTAINERS = {"class", "interface", "struct", "enum", "trait", "impl", "object"}
 _TEST_MARK = re.compile(
     rb"#\[(?:\w+::)*test\]|@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b"
 )
 _MARK_SIBLINGS = {"attribute_item", "decorator", "annotation", "marker_annotation"}
+# statements that wrap a definition: its leading comment sits beside the wrapper
+_WRAPPERS = {"decorated_definition", "export_statement", "lexical_declaration",
+             "variable_declaration", "expression_statement", "ambient_declaration",
+             "type_declaration", "var_declaration"}
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
 _LAST_NAME = re.compile(r"(\w+)\W*$")
-_COMMENT_LINE = re.compile(r"^\s*(?:#|//|/\*|\*)")
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
 
 
@@ -91,8 +98,8 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
 
     tree = parser.parse(source)
     root = tree.root_node
-    # start, -end, node, name node, kind, explicit parent name
-    definitions: list[tuple[int, int, Any, Any, str, str]] = []
+    # node, name node, kind, explicit parent name, @test captured, @self name
+    found: list[tuple[Any, Any, str, str, bool, str]] = []
     refs: list[tuple[int, str, str, int]] = []  # start byte, kind, name, line
     imports: list[Import] = []
     for _, captures in tree_sitter.QueryCursor(query).matches(root):
@@ -104,20 +111,41 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
                     continue
                 parent = captures.get("definition.parent")
                 parent_name = _text(parent[0]) if parent else ""
-                node = _with_marks(nodes[0])
-                definitions.append((node.start_byte, -node.end_byte, nodes[0], names[0], kind,
-                                    parent_name))
+                self_name = captures.get("self")
+                found.append((nodes[0], names[0], kind, parent_name, "test" in captures,
+                              _text(self_name[0]) if self_name else ""))
             elif key.startswith("name.reference."):
                 kind = key[len("name.reference."):]
+                receiver = captures.get("reference.receiver")
                 for node in nodes:
-                    name = normalise(_text(node))
+                    # Java's obj.m(…) has no node spanning "obj.m": the query captures both parts
+                    text = _text(receiver[0]) + "." + _text(node) if receiver else _text(node)
+                    name = normalise(text)
                     if name:
                         refs.append((node.start_byte, kind, name, node.start_point[0] + 1))
         if any(key.startswith("import.") for key in captures):
             imports.extend(_imports(captures))
+    if _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
+        return Extraction((), (), (), lines, "deep-nesting")
+    definitions: list[tuple[int, int, Any, Any, str, str, bool, str]] = []
+    for node, *rest in found:
+        full = _with_marks(node)
+        definitions.append((full.start_byte, -full.end_byte, node, *rest))
     symbols, scoped = _nest(definitions, refs, source)
     status = "syntax-error" if root.has_error else ""
     return Extraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines, status)
+
+
+def _nesting(spans: list[tuple[int, int]]) -> int:
+    """How deeply (start, end) byte spans nest inside one another."""
+    deepest = 0
+    ends: list[int] = []  # end bytes of the spans enclosing the current one
+    for start, end in sorted(spans, key=lambda span: (span[0], -span[1])):
+        while ends and ends[-1] <= start:
+            ends.pop()
+        ends.append(end)
+        deepest = max(deepest, len(ends))
+    return deepest
 
 
 def normalise(text: str) -> str:
@@ -138,14 +166,14 @@ def normalise(text: str) -> str:
     return text.strip(".")
 
 
-def _nest(definitions: list[tuple[int, int, Any, Any, str, str]],
+def _nest(definitions: list[tuple[int, int, Any, Any, str, str, bool, str]],
           refs: list[tuple[int, str, str, int]], source: bytes
           ) -> tuple[list[Symbol], list[Ref]]:
     """Qualified names from nesting, and the innermost enclosing symbol of each reference."""
     events: list[tuple[int, int, int, Any]] = [(d[0], 0, d[1], d) for d in definitions]
     events += [(r[0], 1, 0, r) for r in refs]
     events.sort(key=lambda e: (e[0], e[1], e[2]))
-    stack: list[tuple[int, str, str]] = []  # end byte, qualname, kind
+    stack: list[tuple[int, str, str, str]] = []  # end byte, qualname, kind, receiver name
     symbols: dict[str, Symbol] = {}
     scoped: set[Ref] = set()
     for start, is_ref, _, item in events:
@@ -153,9 +181,12 @@ def _nest(definitions: list[tuple[int, int, Any, Any, str, str]],
             stack.pop()
         if is_ref:
             _, kind, name, line = item
+            receiver = stack[-1][3] if stack else ""
+            if receiver and name.startswith(receiver + "."):  # Go: s.helper() in func (s *T)
+                name = "self" + name[len(receiver):]
             scoped.add(Ref(kind, name, stack[-1][1] if stack else "", line))
             continue
-        _, _, node, name_node, kind, parent_name = item
+        _, _, node, name_node, kind, parent_name, test_capture, receiver = item
         outer = stack[-1] if stack else None
         name = _text(name_node)
         prefix = parent_name or (outer[1] if outer else "")
@@ -163,7 +194,7 @@ def _nest(definitions: list[tuple[int, int, Any, Any, str, str]],
         if kind == "function" and (parent_name or (outer and outer[2] in _CONTAINERS)):
             kind = "method"
         full = _with_marks(node)
-        stack.append((full.end_byte, qualname, kind))
+        stack.append((full.end_byte, qualname, kind, receiver))
         if kind in _SCOPE_ONLY or qualname in symbols:
             continue  # first definition wins (e.g. a redefined name under `if TYPE_CHECKING`)
         symbols[qualname] = Symbol(
@@ -174,7 +205,7 @@ def _nest(definitions: list[tuple[int, int, Any, Any, str, str]],
             signature=_signature(node, source),
             hash=hashlib.blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
             doc=_doc(node),
-            test=bool(_TEST_MARK.search(source[full.start_byte:node.start_byte]
+            test=test_capture or bool(_TEST_MARK.search(source[full.start_byte:node.start_byte]
                                         + _modifiers(node))),
         )
     return sorted(symbols.values()), sorted(scoped)
@@ -203,12 +234,27 @@ def _modifiers(node: Any) -> bytes:
 
 def _signature(node: Any, source: bytes) -> str:
     body = node.child_by_field_name("body")
-    end = body.start_byte if body is not None else node.end_byte
-    text = source[node.start_byte:end].decode("utf-8", "replace")
-    if body is None:
-        text = text.split("\n", 1)[0]
+    if body is None:  # `const f = () => {…}`: the header ends where the function's body starts
+        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        body = value.child_by_field_name("body") if value is not None else None
+    if body is not None:
+        end = body.start_byte
+    else:  # no body: the first line
+        end = source.find(b"\n", node.start_byte, node.end_byte)
+        end = node.end_byte if end < 0 else end
     # comments sitting between a header and its body are not part of the signature
-    text = "\n".join(line for line in text.splitlines() if not _COMMENT_LINE.match(line))
+    parts, start, stack = [], node.start_byte, [node]
+    while stack:
+        inner = stack.pop()
+        if inner.start_byte >= end:
+            continue
+        if "comment" in inner.type:
+            parts.append(source[start:inner.start_byte])
+            start = inner.end_byte
+        else:
+            stack.extend(child for child in reversed(inner.children) if child.start_byte < end)
+    parts.append(source[start:end])
+    text = b" ".join(parts).decode("utf-8", "replace")
     text = " ".join(text.split()).rstrip("{ ").strip()
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
 
@@ -222,8 +268,13 @@ def _doc(node: Any) -> str:
         if string.type == "string":
             return _first_line(_text(string).strip("\"'rRbBuUfF"))
     comment = node.prev_named_sibling
-    while comment is not None and comment.type in _MARK_SIBLINGS:
-        comment = comment.prev_named_sibling
+    while True:
+        while comment is not None and comment.type in _MARK_SIBLINGS:
+            comment = comment.prev_named_sibling
+        if comment is not None or node.parent is None or node.parent.type not in _WRAPPERS:
+            break
+        node = node.parent  # the first thing in `export …`, `const f = …`, `type T struct`
+        comment = node.prev_named_sibling
     if comment is not None and "comment" in comment.type and \
             comment.end_point[0] >= node.start_point[0] - 1:
         # walk up a run of line comments to the first one
@@ -251,7 +302,8 @@ def _imports(captures: dict[str, list[Any]]) -> list[Import]:
         return _text(nodes[0]) if nodes else ""
 
     line = min(n.start_point[0] for nodes in captures.values() for n in nodes) + 1
-    source = one("import.from") or one("import.source")
+    # several @import.from nodes are the segments of a nested Rust use list: a::{b::{c}}
+    source = "::".join(_text(n) for n in captures.get("import.from", ())) or one("import.source")
     alias = one("import.alias")
     if "import.star" in captures:
         return [Import(_clean_module(source), "*", alias, line)]
