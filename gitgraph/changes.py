@@ -148,7 +148,7 @@ def _mark_cosmetic(change: FileChange, found: list[Change], old: dict[str, Symbo
     lang = _lang_of(change)
     if lang is None:
         return found
-    quals = [c.node.partition("::")[2] for c in bodies]
+    quals = [c.node.rpartition("::")[2] for c in bodies]
     before = code_digests(change.old_source, lang,
                           [(old[q].start_line, old[q].end_line) for q in quals])
     after = code_digests(change.new_source, lang,

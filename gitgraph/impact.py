@@ -81,11 +81,11 @@ def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
         old_sources[c.old_path] = _lines(old_src)
         old_symbols = {s.qualname: s for s in old_ext.symbols} if old_ext else {}
         for ch in found:
-            before = old_symbols.get(ch.node.partition("::")[2])
+            before = old_symbols.get(ch.node.rpartition("::")[2])
             if before is not None and ch.kind in ("body", "signature"):
                 old_spans[ch.node] = {"path": c.old_path, "start_line": before.start_line,
                                       "end_line": before.end_line}
-        removed = {ch.node.partition("::")[2] for ch in found if ch.kind == "removed"}
+        removed = {ch.node.rpartition("::")[2] for ch in found if ch.kind == "removed"}
         if removed and old_ext is not None:
             ghosts.setdefault(c.old_path, []).extend(
                 s for s in old_ext.symbols if s.qualname in removed)
@@ -227,15 +227,15 @@ def test_id(node: dict[str, Any]) -> str:
     lang = language_of(path)
     if node["kind"] == "file":
         return str(path)
-    qual = node["id"].partition("::")[2]
+    qual = node["id"].rpartition("::")[2]
     if lang == "python":
         return f"{path}::{qual.replace('.', '::')}"
     if lang == "go":
         return f"./{posixpath.dirname(path) or '.'} -run '^{node['name']}$'"
     if lang == "rust":
-        return f"{node['name']}"
+        return str(node["name"])
     if lang == "java":
-        return qual.replace(".", "#", 1) if "." in qual else qual
+        return str(qual.replace(".", "#", 1))
     return str(path)
 
 

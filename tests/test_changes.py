@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import Repo
 
 from gitgraph.changes import parse_sides
 from gitgraph.config import Config
 from gitgraph.errors import GitGraphError
 from gitgraph.impact import analyse, impacted_tests
-
-from conftest import Repo
 
 LIB = '''\
 def helper(x):

@@ -47,7 +47,11 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
     impact = build_impact(analysis, config, budget, show, count, code)
     text = show(impact)
     if fmt == "text" and sys.stdout.isatty():
-        render.print_text(text)
+        from rich.console import Console
+
+        from gitgraph.render.text import print_text
+
+        print_text(text, Console())
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

