@@ -1,0 +1,667 @@
+"""Indexing real git repositories: determinism, incremental == full, cache, config, merges."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gitgraph.extract
+from gitgraph import config as config_mod
+from gitgraph import git, store
+from gitgraph.extract import extract, extractor_digest
+from gitgraph.graph import build
+from gitgraph.index import Report, load_extractions, snapshot, source_files
+
+if TYPE_CHECKING:
+    from conftest import Repo
+
+GITGRAPH = shutil.which("gitgraph", path=str(Path(sys.executable).parent)) or "gitgraph"
+
+GRAPH = ".gitgraph/graph.json"
+
+LIB = """\
+def helper(x):
+    return x + 1
+
+
+def unused():
+    return 0
+"""
+APP = """\
+from lib import helper
+
+
+class App:
+    def run(self):
+        return helper(1)
+"""
+TEST_APP = """\
+from app import App
+
+
+def test_run():
+    assert App().run() == 2
+"""
+
+
+def small_project(repo: Repo) -> None:
+    repo.write("lib.py", LIB)
+    repo.write("app.py", APP)
+    repo.write("tests/test_app.py", TEST_APP)
+    repo.write("README.md", "not source\n")
+    repo.write(".gitignore", ".gitgraph/\n")  # graph.json stays out of these histories
+
+
+def load_graph(repo: Repo, path: str = GRAPH) -> dict:
+    return json.loads(repo.read(path))
+
+
+def links(graph: dict) -> set[tuple[str, str, str]]:
+    return {(link["kind"], link["source"], link["target"]) for link in graph["links"]}
+
+
+class ParseCounter:
+    """Counts blobs parsed in this process (every extraction passes through skip_reason)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = gitgraph.extract.skip_reason
+
+        def counting(source: bytes, max_bytes: int) -> str:
+            self.count += 1
+            return real(source, max_bytes)
+
+        monkeypatch.setattr(gitgraph.extract, "skip_reason", counting)
+
+    def take(self) -> int:
+        """Parses since the last call."""
+        count, self.count = self.count, 0
+        return count
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> ParseCounter:
+    return ParseCounter(monkeypatch)
+
+
+def cold_build(root: Path, staged: bool = True) -> bytes:
+    """graph.json bytes of the index (or work tree), every blob extracted: no cache involved."""
+    config = config_mod.load(root)
+    tree = snapshot(root, staged=staged)
+    files = source_files(tree, config, Report())
+    blobs = git.read_blobs(root, [f.blob for f in files])
+    extractions = {f.path: extract(blobs[f.blob], f.lang, config.max_file_bytes) for f in files}
+    return store.render(build(files, extractions), files,
+                        extractor_digest(config.max_file_bytes), config.encoding)
+
+
+def cache_report(repo: Repo) -> Report:
+    """What loading the work tree's extractions costs now (parsed vs cached)."""
+    config = config_mod.load(repo.path)
+    tree = snapshot(repo.path)
+    report = Report()
+    files = source_files(tree, config, report)
+    load_extractions(repo.path, tree, files, config, report)
+    return report
+
+
+# -- determinism -------------------------------------------------------------------------------
+
+
+def test_reindexing_gives_identical_bytes_and_parses_nothing(repo: Repo, tmp_path: Path) -> None:
+    small_project(repo)
+    repo.commit("init")
+
+    code, _, err = repo.run_cli("index")
+    assert code == 0
+    assert "3 files (3 parsed, 0 cached)" in err
+    first = repo.read(GRAPH)
+
+    code, _, err = repo.run_cli("index")
+    assert code == 0
+    assert "3 files (0 parsed, 3 cached)" in err
+    assert repo.read(GRAPH) == first
+    report = cache_report(repo)
+    assert (report.extracted, report.cached, report.files) == (0, 3, 3)
+
+    # a cold cache and another checkout location give the same bytes
+    shutil.rmtree(repo.path / ".git" / "gitgraph" / "cache")
+    code, _, err = repo.run_cli("index")
+    assert "(3 parsed, 0 cached)" in err
+    assert repo.read(GRAPH) == first
+    clone = tmp_path / "elsewhere"
+    repo.git("clone", "-q", str(repo.path), str(clone))
+    assert repo.at(clone).run_cli("index")[0] == 0
+    assert (clone / GRAPH).read_bytes() == first
+
+
+def test_graph_json_shape_one_sorted_record_per_line(repo: Repo) -> None:
+    small_project(repo)
+    repo.commit("init")
+    repo.run_cli("index")
+    raw = repo.read(GRAPH).decode("utf-8")
+    graph = json.loads(raw)
+
+    assert graph["directed"] is True and graph["multigraph"] is False
+    assert set(graph["graph"]) == {"encoding", "extractor", "files", "format"}
+    assert graph["graph"]["format"] == "gitgraph/1"
+    assert [f["path"] for f in graph["graph"]["files"]] == ["app.py", "lib.py",
+                                                           "tests/test_app.py"]
+    ids = [n["id"] for n in graph["nodes"]]
+    assert ids == sorted(ids)
+    assert "app.py::App.run" in ids and "lib.py::helper" in ids
+    pairs = [(link["source"], link["target"]) for link in graph["links"]]
+    assert pairs == sorted(pairs)
+    assert ("tests", "tests/test_app.py::test_run", "app.py::App.run") in links(graph)
+    assert ("calls", "app.py::App.run", "lib.py::helper") in links(graph)
+
+    # one record per line: every file, node and link record stands alone on its line
+    records = [line.rstrip(",") for line in raw.splitlines() if line.startswith('{"')
+               and not line.startswith('{"directed"')]
+    assert len(records) == len(graph["graph"]["files"]) + len(graph["nodes"]) + len(
+        graph["links"])
+    assert all(isinstance(json.loads(r), dict) for r in records)
+
+    # nothing machine-specific
+    assert str(repo.path) not in raw and "/tmp" not in raw
+    assert not re.search(r"\d{4}-\d\d-\d\dT|\b1[67]\d{8}\b", raw)
+
+
+def test_networkx_loads_graph_json(repo: Repo) -> None:
+    small_project(repo)
+    repo.commit("init")
+    repo.run_cli("index")
+    data = load_graph(repo)
+    graph = nx.node_link_graph(data, edges="links")
+    assert graph.is_directed()
+    assert graph.number_of_nodes() == len(data["nodes"]) == 8
+    assert graph.number_of_edges() == len(data["links"])
+    assert graph.edges["tests/test_app.py::test_run", "app.py::App.run"]["kind"] == "tests"
+    assert graph.nodes["lib.py::helper"]["start_line"] == 1
+
+
+# -- incremental update ------------------------------------------------------------------------
+
+
+def assert_update_equals_full(repo: Repo, tmp_path: Path, parses: ParseCounter) -> int:
+    """`update --staged` == `index --staged` == `index --rev HEAD` == a cold build; → parsed."""
+    parses.take()
+    code, _, err = repo.run_cli("update", "--staged")
+    assert code == 0, err
+    parsed = parses.take()
+    updated = repo.read(GRAPH)
+    full = tmp_path / "full.json"
+    at_head = tmp_path / "head.json"
+    assert repo.run_cli("index", "--staged", "-o", str(full))[0] == 0
+    assert repo.run_cli("index", "--rev", "HEAD", "-o", str(at_head))[0] == 0
+    assert updated == full.read_bytes() == at_head.read_bytes() == cold_build(repo.path)
+    return parsed
+
+
+def test_update_equals_full_rebuild_through_history(
+    repo: Repo, tmp_path: Path, parses: ParseCounter
+) -> None:
+    small_project(repo)
+    repo.commit("init")
+    assert assert_update_equals_full(repo, tmp_path, parses) == 3
+
+    repo.write("lib.py", LIB.replace("x + 1", "x + 2"))  # body edit
+    repo.commit("edit")
+    assert assert_update_equals_full(repo, tmp_path, parses) == 1
+
+    repo.git("mv", "lib.py", "util.py")  # rename: same blob, parsed already
+    repo.write("app.py", APP.replace("from lib", "from util"))
+    repo.commit("rename")
+    assert assert_update_equals_full(repo, tmp_path, parses) == 1
+    assert ("calls", "app.py::App.run", "util.py::helper") in links(load_graph(repo))
+
+    repo.git("rm", "-q", "tests/test_app.py")
+    repo.commit("delete")
+    assert assert_update_equals_full(repo, tmp_path, parses) == 0
+    assert "tests/test_app.py" not in {n["id"] for n in load_graph(repo)["nodes"]}
+
+    repo.git("revert", "--no-edit", "HEAD")  # the deleted file comes back, blob cached
+    assert assert_update_equals_full(repo, tmp_path, parses) == 0
+    assert ("tests", "tests/test_app.py::test_run", "app.py::App.run") in links(
+        load_graph(repo))
+
+    repo.git("revert", "--no-edit", "HEAD~2")  # undo the rename
+    assert assert_update_equals_full(repo, tmp_path, parses) == 0
+    assert ("calls", "app.py::App.run", "lib.py::helper") in links(load_graph(repo))
+
+
+def test_update_reparses_exactly_the_changed_blobs(
+    repo: Repo, tmp_path: Path, parses: ParseCounter
+) -> None:
+    for i in range(6):
+        repo.write(f"pkg/m{i}.py", f"def f{i}():\n    return {i}\n")
+    repo.write("pkg/user.py", "from pkg.m0 import f0\n\n\ndef use():\n    return f0()\n")
+    repo.commit("init")
+    assert "7 files (7 parsed, 0 cached)" in repo.run_cli("update", "--staged")[2]
+    assert parses.take() == 7
+
+    repo.write("pkg/m0.py", "def f0():\n    return 'body only'\n")  # same interface
+    repo.commit("body")
+    assert assert_update_equals_full(repo, tmp_path, parses) == 1
+
+    repo.write("pkg/m0.py", "def f0():\n    return 'edited'\n")  # edited
+    repo.write("pkg/m1.py", "def f1():\n    return 'edited too'\n")  # edited
+    repo.write("pkg/new.py", "def g():\n    return 9\n")  # added
+    repo.git("mv", "pkg/m2.py", "pkg/moved.py")  # renamed, unchanged content
+    repo.git("rm", "-q", "pkg/m3.py")  # deleted
+    repo.write("pkg/copy.py", "def f4():\n    return 4\n")  # same bytes as m4.py
+    repo.commit("mixed")
+    assert assert_update_equals_full(repo, tmp_path, parses) == 3
+
+    # up to date now: nothing parsed, nothing written, nothing said
+    before = (repo.path / GRAPH).stat().st_mtime_ns
+    parses.take()
+    assert repo.run_cli("update", "--staged") == (0, "", "")
+    assert (repo.path / GRAPH).stat().st_mtime_ns == before
+    assert parses.take() == 0
+    assert cache_report(repo).extracted == 0
+
+
+@dataclass(frozen=True)
+class Fn:
+    name: str
+    variant: int
+    callee: tuple[str, str] | None  # (module stem, function name)
+    from_import: bool  # `from pkg.m import f; f()` or `import pkg.m; pkg.m.f()`
+
+
+Model = dict[str, tuple[Fn, ...]]  # module stem -> its functions
+
+
+def render_module(stem: str, fns: tuple[Fn, ...]) -> str:
+    imports: set[str] = set()
+    defs = []
+    for fn in fns:
+        call = "None"
+        if fn.callee is not None:
+            module, name = fn.callee
+            if module == stem:
+                call = f"{name}()"
+            elif fn.from_import:
+                imports.add(f"from pkg.{module} import {name}")
+                call = f"{name}()"
+            else:
+                imports.add(f"import pkg.{module}")
+                call = f"pkg.{module}.{name}()"
+        defs.append(f"def {fn.name}():\n    x = {fn.variant}\n    return {call}\n")
+    head = "".join(f"{line}\n" for line in sorted(imports))
+    return head + ("\n\n" if head and defs else "") + "\n\n".join(defs)
+
+
+OPS = ("add", "body", "add_fn", "remove_fn", "rename", "delete", "revert")
+op_strategy = st.tuples(st.sampled_from(OPS), st.integers(0, 40), st.integers(0, 40),
+                        st.booleans())
+
+
+def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, bool], n: int) -> None:
+    """Change the work tree (and `history`) as `op` says, then commit."""
+    kind, a, b, flag = op
+    model = dict(history[-1])
+    stems = sorted(model)
+    functions = sorted((stem, fn.name) for stem in stems for fn in model[stem])
+    if kind == "revert" and len(history) > 1:
+        repo.git("revert", "--no-edit", "HEAD")
+        history.append(history[-2])
+        return
+    if not stems or kind == "revert":
+        kind = "add"
+    pick = functions[b % len(functions)] if functions else None
+    stem = stems[a % len(stems)] if stems else ""
+    if kind == "add":
+        stem = f"n{n}"
+        model[stem] = (Fn(f"f{n}", 0, pick, flag),)
+    elif kind == "body" and model[stem]:
+        fns = list(model[stem])
+        fns[b % len(fns)] = replace(fns[b % len(fns)], variant=fns[b % len(fns)].variant + 1)
+        model[stem] = tuple(fns)
+    elif kind in ("add_fn", "body"):
+        model[stem] = (*model[stem], Fn(f"g{n}", 0, pick, flag))
+    elif kind == "remove_fn":
+        fns = list(model[stem])
+        if fns:
+            del fns[b % len(fns)]
+        model[stem] = tuple(fns)
+    elif kind == "rename":
+        new = f"{stem}r{n}"
+        repo.git("mv", f"pkg/{stem}.py", f"pkg/{new}.py")
+        model[new] = model.pop(stem)
+    elif kind == "delete":
+        repo.git("rm", "-q", f"pkg/{stem}.py")
+        del model[stem]
+    for name, fns in model.items():
+        path = f"pkg/{name}.py"
+        text = render_module(name, fns)
+        if not (repo.path / path).exists() or repo.read(path).decode() != text:
+            repo.write(path, text)
+    history.append(model)
+    repo.commit(f"{kind} {n}")
+
+
+counter = itertools.count()
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(op_strategy, min_size=1, max_size=6))
+def test_update_equals_full_rebuild_on_random_histories(
+    make_repo: Callable[[Path], Repo], tmp_path: Path, parses: ParseCounter,
+    ops: list[tuple[str, int, int, bool]],
+) -> None:
+    path = tmp_path / f"example{next(counter)}"
+    repo = make_repo(path)
+    start: Model = {
+        "m0": (Fn("f0", 0, None, True),),
+        "m1": (Fn("f1", 0, ("m0", "f0"), True),),
+        "m2": (Fn("f2", 0, ("m1", "f1"), False), Fn("h2", 0, ("m2", "f2"), True)),
+    }
+    repo.write("pkg/__init__.py", "")
+    repo.write(".gitignore", ".gitgraph/\n*.json\n")
+    for stem, fns in start.items():
+        repo.write(f"pkg/{stem}.py", render_module(stem, fns))
+    repo.commit("start")
+    assert repo.run_cli("update", "--staged")[0] == 0
+    history = [start]
+    seen = {e.blob for e in git.ls_index(path) if e.path.endswith(".py")}
+    for n, op in enumerate(ops, 1):
+        apply_op(repo, history, op, n)
+        on_disk = {p.stem for p in (path / "pkg").glob("*.py")} - {"__init__"}
+        assert on_disk == set(history[-1])
+        tree = [e for e in git.ls_index(path) if e.path.endswith(".py")]
+        fresh = [e for e in tree if e.blob not in seen]
+        seen |= {e.blob for e in tree}
+
+        parses.take()
+        code, _, err = repo.run_cli("update", "--staged")
+        assert code == 0
+        assert parses.take() == len(fresh), (op, err)
+        assert repo.read(GRAPH) == cold_build(path), op
+        full = tmp_path / "full.json"
+        assert repo.run_cli("index", "--staged", "-o", str(full))[0] == 0
+        assert repo.read(GRAPH) == full.read_bytes()
+
+
+# -- check, worktree, revisions ----------------------------------------------------------------
+
+
+def test_check_passes_when_current_and_names_the_stale_file(repo: Repo) -> None:
+    small_project(repo)
+    repo.commit("init")
+    code, out, err = repo.run_cli("check")
+    assert code == 1 and "(no graph.json)" in out
+
+    repo.run_cli("update", "--staged")
+    code, out, err = repo.run_cli("check")
+    assert (code, out) == (0, "")
+    assert "up to date" in err
+
+    repo.write("lib.py", LIB + "\n\ndef more():\n    return 2\n")
+    assert repo.run_cli("check")[0] == 0  # unstaged edits do not make the index graph stale
+    repo.git("add", "lib.py")
+    code, out, err = repo.run_cli("check")
+    assert code == 1
+    assert out.split() == ["lib.py"]
+    assert "stale (1 file(s)" in err and "gitgraph update --staged" in err
+
+    assert repo.run_cli("update", "--staged")[0] == 0
+    assert repo.run_cli("check")[0] == 0
+
+
+def test_worktree_mode_sees_unstaged_edits_staged_mode_does_not(repo: Repo) -> None:
+    small_project(repo)
+    repo.commit("init")
+    repo.write("lib.py", LIB + "\n\ndef fresh():\n    return helper(2)\n")
+
+    assert repo.run_cli("index", "-o", "work.json")[0] == 0  # -o is relative to -C
+    assert repo.run_cli("index", "--staged", "-o", "staged.json")[0] == 0
+    work, staged = load_graph(repo, "work.json"), load_graph(repo, "staged.json")
+    assert "lib.py::fresh" in {n["id"] for n in work["nodes"]}
+    assert "lib.py::fresh" not in {n["id"] for n in staged["nodes"]}
+    blob = {f["path"]: f["blob"] for f in work["graph"]["files"]}["lib.py"]
+    assert blob == repo.git("hash-object", "lib.py").strip()
+
+    # `update` (work tree) follows the edit; a deleted file drops out
+    (repo.path / "app.py").unlink()
+    assert repo.run_cli("update")[0] == 0
+    ids = {n["id"] for n in load_graph(repo)["nodes"]}
+    assert "lib.py::fresh" in ids and "app.py" not in ids
+
+
+def test_index_an_older_revision_without_checking_it_out(repo: Repo, tmp_path: Path) -> None:
+    small_project(repo)
+    old = repo.commit("init")
+    repo.write("lib.py", LIB.replace("def unused", "def renamed"))
+    repo.commit("rename a function")
+    status = repo.git("status", "--porcelain")
+
+    code, _, err = repo.run_cli("index", "--rev", "HEAD~1", "-o", str(tmp_path / "old.json"))
+    assert code == 0, err
+    assert repo.run_cli("index", "--rev", "HEAD", "-o", str(tmp_path / "new.json"))[0] == 0
+    old_ids = {n["id"] for n in json.loads((tmp_path / "old.json").read_bytes())["nodes"]}
+    new_ids = {n["id"] for n in json.loads((tmp_path / "new.json").read_bytes())["nodes"]}
+    assert old_ids - new_ids == {"lib.py::unused"}
+    assert new_ids - old_ids == {"lib.py::renamed"}
+    assert repo.git("rev-parse", "HEAD").strip() != old
+    assert repo.git("status", "--porcelain") == status
+    assert "def renamed" in repo.read("lib.py").decode()
+    # the same revision by id gives the same bytes
+    assert repo.run_cli("index", "--rev", old, "-o", str(tmp_path / "byid.json"))[0] == 0
+    assert (tmp_path / "byid.json").read_bytes() == (tmp_path / "old.json").read_bytes()
+
+
+# -- configuration -----------------------------------------------------------------------------
+
+
+def test_graph_path_include_exclude_and_languages_from_config(repo: Repo) -> None:
+    repo.write(".gitgraph.yml", "graph: docs/graph.json\n"
+                                "include: ['src/*', 'web/*']\n"
+                                "exclude: ['src/vendor/*']\n"
+                                "languages: [python]\n")
+    repo.write("src/a.py", "def a():\n    return 1\n")
+    repo.write("src/deep/b.py", "def b():\n    return 2\n")
+    repo.write("src/vendor/c.py", "def c():\n    return 3\n")
+    repo.write("web/app.js", "function w() { return 4; }\n")
+    repo.write("web/app.py", "def w():\n    return 5\n")
+    repo.write("top.py", "def t():\n    return 6\n")
+    repo.commit("init")
+
+    assert repo.run_cli("update", "--staged")[0] == 0
+    assert not (repo.path / GRAPH).exists()
+    files = [f["path"] for f in load_graph(repo, "docs/graph.json")["graph"]["files"]]
+    assert files == ["src/a.py", "src/deep/b.py", "web/app.py"]
+    assert repo.run_cli("check")[0] == 0
+
+    repo.write(".gitgraph.yml", "graph: docs/graph.json\n")  # widen: stale again
+    code, out, _ = repo.run_cli("check")
+    assert code == 1
+    assert out.split() == ["src/vendor/c.py", "top.py", "web/app.js"]
+
+
+# -- the blob cache ----------------------------------------------------------------------------
+
+
+def cache_entries(repo: Repo) -> list[Path]:
+    return sorted(p for p in (repo.path / ".git" / "gitgraph" / "cache").rglob("*")
+                  if p.is_file() and not p.name.startswith("."))
+
+
+def test_corrupt_cache_entry_is_reextracted_silently_and_logged_with_v(repo: Repo) -> None:
+    small_project(repo)
+    repo.commit("init")
+    assert repo.gitgraph("index")[0] == 0
+    good = repo.read(GRAPH)
+    lib_blob = repo.git("rev-parse", "HEAD:lib.py").strip()
+    [entry] = [p for p in cache_entries(repo) if p.name.startswith(lib_blob[2:])]
+    whole = entry.read_bytes()
+
+    entry.write_bytes(whole[: len(whole) // 2])  # a torn write
+    code, _, err = repo.gitgraph("index")
+    assert code == 0
+    [line] = err.splitlines()  # the summary, nothing else
+    assert line.startswith("gitgraph: 3 files (1 parsed, 2 cached), 5 symbols")
+    assert repo.read(GRAPH) == good
+    assert entry.read_bytes() == whole  # rewritten
+
+    entry.write_bytes(whole[: len(whole) // 2])
+    code, _, err = repo.gitgraph("-v", "index")
+    assert code == 0
+    assert f"gitgraph: cache: corrupt entry {entry.name} (checksum mismatch); re-extracting" in (
+        err.splitlines())
+    assert repo.read(GRAPH) == good
+
+
+def test_damaged_cache_entry_that_would_unmarshal_is_caught(
+    repo: Repo, caplog: pytest.LogCaptureFixture
+) -> None:
+    small_project(repo)
+    repo.commit("init")
+    assert repo.run_cli("index")[0] == 0
+    good = repo.read(GRAPH)
+    lib_blob = repo.git("rev-parse", "HEAD:lib.py").strip()
+    [entry] = [p for p in cache_entries(repo) if p.name.startswith(lib_blob[2:])]
+    data = bytearray(entry.read_bytes())
+    data[-3] ^= 0x20  # a flipped bit in the file's line count: marshal would not notice
+    entry.write_bytes(bytes(data))
+
+    caplog.set_level(logging.INFO, logger="gitgraph")
+    code, _, err = repo.run_cli("index")
+    assert code == 0 and "(1 parsed, 2 cached)" in err
+    assert f"cache: corrupt entry {entry.name} (checksum mismatch)" in caplog.text
+    assert repo.read(GRAPH) == good
+    assert cache_report(repo).extracted == 0
+
+
+def test_cache_of_another_extractor_version_is_discarded(repo: Repo) -> None:
+    foreign = repo.path / ".git" / "gitgraph" / "cache" / "1-0123456789abcdef" / "ab"
+    foreign.mkdir(parents=True)
+    (foreign / "cdef.python").write_bytes(b"old format")
+    small_project(repo)
+    repo.commit("init")
+
+    code, _, err = repo.gitgraph("-v", "index")
+    assert code == 0
+    assert "cache: discarding 1-0123456789abcdef (other extractor version)" in err
+    assert not foreign.parent.exists()
+    assert len(cache_entries(repo)) == 3
+
+
+# -- merges ------------------------------------------------------------------------------------
+
+
+def merge_project(repo: Repo) -> None:
+    for name in ("a_first", "f_mid", "k_mid", "p_mid", "z_last"):
+        repo.write(f"{name}.py", f"def {name}():\n    return 0\n\n\ndef {name}_b():\n"
+                                 f"    return {name}()\n")
+    repo.commit("init")
+    assert repo.run_cli("update", "--staged", "--stage")[0] == 0
+    repo.commit("graph", add=False)
+
+
+def commit_with_graph(repo: Repo, path: str, text: str) -> None:
+    repo.write(path, text)
+    repo.git("add", path)
+    assert repo.run_cli("update", "--staged", "--stage")[0] == 0
+    repo.commit(f"edit {path}", add=False)
+
+
+def test_branches_changing_distant_files_merge_graph_json_cleanly(
+    repo: Repo, tmp_path: Path
+) -> None:
+    merge_project(repo)
+    repo.git("checkout", "-q", "-b", "left")
+    commit_with_graph(repo, "a_first.py", "def a_first():\n    return 1\n\n\ndef a_new():\n"
+                                          "    return a_first()\n")
+    repo.git("checkout", "-q", "main")
+    commit_with_graph(repo, "z_last.py", "def z_last():\n    return 2\n")
+
+    merged = repo.git("merge", "--no-edit", "left", check=False)
+    assert "CONFLICT" not in merged
+    assert repo.git("status", "--porcelain") == ""
+    assert repo.run_cli("index", "--rev", "HEAD", "-o", str(tmp_path / "fresh.json"))[0] == 0
+    assert repo.read(GRAPH) == (tmp_path / "fresh.json").read_bytes()
+    assert repo.run_cli("check")[0] == 0
+    ids = {n["id"] for n in load_graph(repo)["nodes"]}
+    assert {"a_first.py::a_new", "z_last.py::z_last"} <= ids and "z_last.py::z_last_b" not in ids
+
+
+def test_conflicted_graph_json_is_regenerated_by_update(repo: Repo, tmp_path: Path) -> None:
+    merge_project(repo)
+    repo.git("checkout", "-q", "-b", "left")  # neighbours in sort order: their records touch
+    commit_with_graph(repo, "f_mid.py", "def f_mid():\n    return 1\n")
+    repo.git("checkout", "-q", "main")
+    commit_with_graph(repo, "k_mid.py", "def k_mid():\n    return 2\n")
+
+    repo.git("merge", "--no-edit", "left", check=False)
+    assert repo.git("diff", "--name-only", "--diff-filter=U").split() == [GRAPH]
+    assert b"<<<<<<< " in repo.read(GRAPH)
+    code, _, err = repo.run_cli("check")
+    assert code == 1
+
+    code, _, err = repo.run_cli("update", "--staged", "--stage")
+    assert code == 0
+    assert "gitgraph: warning: graph.json has merge conflict markers; regenerating it" in err
+    assert "Traceback" not in err
+    graph = load_graph(repo)
+    assert {"f_mid.py::f_mid", "k_mid.py::k_mid"} <= {n["id"] for n in graph["nodes"]}
+    assert "f_mid.py::f_mid_b" not in {n["id"] for n in graph["nodes"]}
+    repo.commit("merge", add=False)
+    assert repo.run_cli("index", "--rev", "HEAD", "-o", str(tmp_path / "fresh.json"))[0] == 0
+    assert repo.read(GRAPH) == (tmp_path / "fresh.json").read_bytes()
+
+
+# -- the commit path ---------------------------------------------------------------------------
+
+
+def test_staged_mode_reads_the_index_git_names(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_project(repo)
+    old = repo.commit("init")
+    repo.write("lib.py", LIB.replace("def unused", "def later"))
+    repo.commit("two")
+    assert repo.run_cli("index", "--rev", old, "-o", str(tmp_path / "old.json"))[0] == 0
+
+    # hooks of `git commit <paths>` run with GIT_INDEX_FILE naming a temporary index
+    monkeypatch.setenv("GIT_INDEX_FILE", str(repo.path / ".git" / "other-index"))
+    repo.git("read-tree", old)
+    assert repo.run_cli("index", "--staged", "-o", str(tmp_path / "staged.json"))[0] == 0
+    assert (tmp_path / "staged.json").read_bytes() == (tmp_path / "old.json").read_bytes()
+
+
+def test_hook_keeps_committed_graph_current_on_a_partial_commit(repo: Repo) -> None:
+    repo.write("a.py", "def a():\n    return 1\n")
+    repo.write("b.py", "def b():\n    return 1\n")
+    repo.git("add", "-A")
+    assert repo.gitgraph("update", "--staged", "--stage")[0] == 0
+    repo.commit("init", add=False)
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nexec '{GITGRAPH}' update --staged --stage --quiet\n")
+    hook.chmod(0o755)
+
+    repo.write("a.py", "def a2():\n    return 2\n")
+    repo.write("b.py", "def b2():\n    return 2\n")
+    repo.git("add", "b.py")
+    repo.git("commit", "-q", "-m", "only a.py", "--", "a.py")  # the real hook runs
+
+    assert repo.git("diff", "--name-only", "HEAD~1", "HEAD").split() == [GRAPH, "a.py"]
+    committed = json.loads(repo.git("show", f"HEAD:{GRAPH}"))
+    ids = {n["id"] for n in committed["nodes"]}
+    assert {"a.py::a2", "b.py::b"} <= ids and "b.py::b2" not in ids
+    assert repo.run_cli("check", "--rev", "HEAD")[0] == 0
