@@ -1,0 +1,596 @@
+"""Does `gitgraph diff` find the tests a change breaks? Injected faults in real packages.
+
+Run from the repo root: `python bench/impact_quality.py [--packages humanize,cachetools]
+[--faults 10] [--budgets 1000,2000,4000] [--jobs 2] [--json results.json]`.
+
+For each pinned sdist (see `faults.PACKAGES`), library functions the package's own tests
+exercise get their body replaced by `raise RuntimeError("gitgraph-fault")`; the failing tests
+are the ground truth (cached in bench/.cache/impact_truth/). Each fault is then committed and
+`gitgraph diff HEAD~1 -f json -b B` and `gitgraph diff HEAD~1 --tests` are scored against that
+truth, next to two baselines (the changed files alone; a reverse import BFS to test files).
+A report, not a test: missed targets print ✗ and the script still exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from baselines import changed_files_only, import_bfs
+from common import bench_env, git
+from faults import PACKAGES, Fault, Truth, ground_truth, inject, normalise_test, reset
+
+from gitgraph import tokens
+
+try:
+    from gitgraph.select import BODY_SHARE
+except ImportError:  # the selection module moved: use the design's share
+    BODY_SHARE = 0.5
+
+BUDGETS = (1000, 2000, 4000)
+TARGET_BUDGET = 2000
+TARGETS = {"fn_recall": 0.90, "mrr": 0.80, "precision": 0.60, "bodies": 1.0, "overruns": 0}
+SYSTEMS = ("gitgraph", "changed files", "import BFS")
+
+
+def count(text: str) -> int:
+    """cl100k_base tokens, special-token strings counted as plain text (as gitgraph does)."""
+    return tokens.count(text)
+
+
+def truncate(text: str, budget: int) -> str:
+    """The longest token prefix of `text` within `budget` tokens."""
+    encoding = tokens.encoding("cl100k_base")
+    ids = encoding.encode_ordinary(text)
+    return text if len(ids) <= budget else encoding.decode(ids[:budget])
+
+
+# -- running gitgraph ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """One gitgraph process: its output, exit code and wall time."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+    seconds: float
+
+
+def gitgraph(repo: Path, *args: str) -> Run:
+    """`python -m gitgraph ARGS` in `repo`, under the benchmark's git identity."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "gitgraph", *args],
+        cwd=repo,
+        env=bench_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return Run(done.stdout, done.stderr, done.returncode, time.perf_counter() - start)
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return list(seen)
+
+
+def evaluate_fault(
+    truth: Truth, fault: Fault, budgets: Sequence[int], tracked: list[str]
+) -> dict[str, Any]:
+    """Commit the fault, run gitgraph and the baselines at each budget, reset. Raw results."""
+    repo, site = truth.repo, fault.site
+    target = repo / site.path
+    source = target.read_text(encoding="utf-8")
+    faulty = inject(source, site)
+    target.write_text(faulty, encoding="utf-8")
+    git(repo, "commit", "-q", "-a", "-m", f"fault: {site.key}")
+    try:
+        changed = [p for p in git(repo, "diff", "--name-only", "-z", "HEAD~1").split("\0") if p]
+        naive_text = git(repo, "diff", "HEAD~1") + "".join(
+            (repo / p).read_text(encoding="utf-8", errors="replace")
+            for p in changed
+            if (repo / p).is_file()
+        )
+        lines = faulty.splitlines()
+        changed_text = "\n".join(lines[site.def_line - 1 : site.body_start])
+        spans = {site.key: (site.path, site.def_line, site.body_start)}
+        record: dict[str, Any] = {
+            "package": truth.package.key,
+            "fault": site.key,
+            "failed": list(fault.failed),
+            "failed_files": sorted(fault.failed_files),
+            "changed_files": changed,
+            "naive_tokens": count(naive_text),
+            "changed_body_tokens": count(changed_text),
+            "budgets": {},
+        }
+        tests_run = gitgraph(repo, "diff", "HEAD~1", "--tests")
+        record["tests_cmd"] = {
+            "tests": [line for line in tests_run.stdout.splitlines() if line.strip()],
+            "seconds": tests_run.seconds,
+            "returncode": tests_run.returncode,
+            "stderr": tests_run.stderr[-2000:],
+        }
+        for budget in budgets:
+            run = gitgraph(repo, "diff", "HEAD~1", "-f", "json", "-b", str(budget))
+            entry: dict[str, Any] = {
+                "seconds": run.seconds,
+                "returncode": run.returncode,
+                "counted_tokens": count(run.stdout),
+            }
+            try:
+                impact = json.loads(run.stdout)
+            except ValueError:
+                entry["error"] = (run.stderr or run.stdout)[-2000:]
+                impact = {}
+            entry["tokens_used"] = impact.get("tokens_used")
+            entry["tests"] = list(impact.get("tests", []))
+            entry["nodes"] = [
+                {
+                    "id": n.get("id"),
+                    "path": n.get("path"),
+                    "kind": n.get("kind"),
+                    "changed": bool(n.get("changed")),
+                    "tokens": n.get("tokens"),
+                    "score": n.get("score"),
+                    "why": n.get("why"),
+                    "resolution": n.get("resolution") or _resolution(n),
+                }
+                for n in impact.get("nodes", [])
+            ]
+            entry["omitted"] = impact.get("omitted")
+            plain = changed_files_only(repo, changed, budget, count, truncate, spans)
+            bfs = import_bfs(repo, tracked, changed, budget, count)
+            entry["changed_files"] = {
+                "files": list(plain.files),
+                "tokens": plain.tokens,
+                "seconds": plain.seconds,
+                "body": plain.body_shown,
+            }
+            entry["import_bfs"] = {
+                "files": list(bfs.files),
+                "tests": list(bfs.tests),
+                "tokens": bfs.tokens,
+                "seconds": bfs.seconds,
+            }
+            record["budgets"][str(budget)] = entry
+        return record
+    finally:
+        git(repo, "reset", "-q", "--hard", "HEAD~1")
+        reset(repo)
+
+
+def _resolution(node: dict[str, Any]) -> str:
+    """A node's resolution when the JSON does not say: code shown means body."""
+    text = node.get("text") or node.get("code") or ""
+    if not text:
+        return "line"
+    return "hunk" if text.lstrip().startswith("@@") else "body"
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Score:
+    """Metrics of one system on one fault at one budget (None: not applicable)."""
+
+    file_recall: float
+    fn_recall: float
+    mrr: float
+    hit: float
+    precision: float | None
+    body: float | None  # changed body shown (None when it does not fit the budget)
+    tokens: int
+    overrun: bool
+    seconds: float
+
+
+def _file_of(test: str) -> str:
+    return test.partition("::")[0]
+
+
+def _rank_metrics(returned: list[str], failed: set[str]) -> tuple[float, float, float]:
+    found = failed.intersection(returned)
+    recall = len(found) / len(failed) if failed else 0.0
+    mrr = next((1.0 / rank for rank, t in enumerate(returned, 1) if t in failed), 0.0)
+    return recall, mrr, 1.0 if found else 0.0
+
+
+def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
+    """gitgraph and the baselines on one fault at one budget."""
+    entry = record["budgets"][str(budget)]
+    failed = set(record["failed"])
+    failed_files = set(record["failed_files"])
+    relevant_files = failed_files | set(record["changed_files"])
+    fault_node = record["fault"]
+    fits = record["changed_body_tokens"] <= budget * BODY_SHARE
+
+    tests = _dedupe(normalise_test(t) for t in entry["tests"])
+    nodes = entry["nodes"]
+    seen_files = {n["path"] for n in nodes} | {_file_of(t) for t in tests}
+    recall, mrr, hit = _rank_metrics(tests, failed)
+    shown = any(
+        n["id"] == fault_node and n["changed"] and n["resolution"] in ("body", "hunk")
+        for n in nodes
+    )
+    used = entry["tokens_used"] if entry["tokens_used"] is not None else entry["counted_tokens"]
+    scores = {
+        "gitgraph": Score(
+            file_recall=len(failed_files & seen_files) / len(failed_files),
+            fn_recall=recall,
+            mrr=mrr,
+            hit=hit,
+            precision=(
+                sum(n["path"] in relevant_files for n in nodes) / len(nodes) if nodes else 0.0
+            ),
+            body=(1.0 if shown else 0.0) if fits else None,
+            tokens=int(used),
+            overrun=bool("error" in entry or used > budget or entry["counted_tokens"] > budget),
+            seconds=entry["seconds"],
+        )
+    }
+    plain = entry["changed_files"]
+    scores["changed files"] = Score(
+        file_recall=len(failed_files & set(plain["files"])) / len(failed_files),
+        fn_recall=0.0,
+        mrr=0.0,
+        hit=0.0,
+        precision=1.0 if plain["files"] else 0.0,
+        body=(1.0 if plain["body"].get(fault_node) else 0.0) if fits else None,
+        tokens=plain["tokens"],
+        overrun=plain["tokens"] > budget,
+        seconds=plain["seconds"],
+    )
+    bfs = entry["import_bfs"]
+    bfs_tests = [normalise_test(t) for t in bfs["tests"]]
+    recall, mrr, hit = _rank_metrics(bfs_tests, failed)
+    scores["import BFS"] = Score(
+        file_recall=len(failed_files & set(bfs["files"])) / len(failed_files),
+        fn_recall=recall,
+        mrr=mrr,
+        hit=hit,
+        precision=(
+            sum(_file_of(t) in relevant_files for t in bfs_tests) / len(bfs_tests)
+            if bfs_tests
+            else 0.0
+        ),
+        body=None,
+        tokens=bfs["tokens"],
+        overrun=bfs["tokens"] > budget,
+        seconds=bfs["seconds"],
+    )
+    return scores
+
+
+def tests_cmd_score(record: dict[str, Any]) -> tuple[float, float | None, float, float, int]:
+    """`--tests`: recall, precision (None when empty), MRR, hit, how many ids."""
+    returned = _dedupe(normalise_test(t) for t in record["tests_cmd"]["tests"])
+    failed = set(record["failed"])
+    recall, mrr, hit = _rank_metrics(returned, failed)
+    precision = len(failed.intersection(returned)) / len(returned) if returned else None
+    return recall, precision, mrr, hit, len(returned)
+
+
+# -- tables --------------------------------------------------------------------------------------
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.fmean(present) if present else None
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return "\n".join(lines)
+
+
+SUMMARY_HEADER = (
+    "system",
+    "test-file recall",
+    "test-fn recall",
+    "MRR",
+    "≥1 failing test",
+    "precision",
+    "changed bodies",
+    "tokens (median)",
+    "overruns",
+    "latency median s",
+)
+
+
+def summary_row(name: str, scores: list[Score]) -> list[str]:
+    """One row of the per-budget table."""
+    if not scores:
+        return [name, *("–" for _ in SUMMARY_HEADER[1:])]
+    return [
+        name,
+        _fmt(_mean(s.file_recall for s in scores)),
+        _fmt(_mean(s.fn_recall for s in scores)),
+        _fmt(_mean(s.mrr for s in scores)),
+        _pct(_mean(s.hit for s in scores)),
+        _fmt(_mean(s.precision for s in scores)),
+        _pct(_mean(s.body for s in scores)),
+        f"{statistics.median(s.tokens for s in scores):.0f}",
+        str(sum(s.overrun for s in scores)),
+        f"{statistics.median(s.seconds for s in scores):.3f}",
+    ]
+
+
+def report(
+    truths: list[Truth],
+    records: list[dict[str, Any]],
+    budgets: Sequence[int],
+    out: Callable[[str], None] = print,
+) -> None:
+    """Print every table."""
+    out("## Ground truth\n")
+    rows = []
+    for truth in truths:
+        sizes = [len(f.failed) for f in truth.faults]
+        ok = [r for r in truth.tried.values() if r["status"] == "ok"]
+        rows.append(
+            [
+                truth.package.key,
+                str(truth.collected),
+                str(len(truth.baseline_failed)),
+                str(len(truth.candidates)),
+                str(len(ok)),
+                str(len(truth.faults)),
+                f"{statistics.median(sizes):.0f}" if sizes else "–",
+                f"{max(sizes)}" if sizes else "–",
+                f"{truth.baseline_seconds:.1f}",
+                truth.package.note or "",
+            ]
+        )
+    out(
+        _table(
+            (
+                "package",
+                "tests",
+                "pre-existing failures (excluded)",
+                "exercised sites",
+                "faults run",
+                "faults kept",
+                "failing tests/fault (median)",
+                "max",
+                "suite s",
+                "note",
+            ),
+            rows,
+        )
+    )
+    by_budget = {b: [score(r, b) for r in records] for b in budgets}
+    for budget in budgets:
+        out(f"\n## Budget {budget} tokens ({len(records)} faults)\n")
+        out(
+            _table(
+                SUMMARY_HEADER,
+                [summary_row(name, [s[name] for s in by_budget[budget]]) for name in SYSTEMS],
+            )
+        )
+    out("\n## gitgraph per package\n")
+    rows = []
+    for budget in budgets:
+        for truth in truths:
+            mine = [
+                score(r, budget)["gitgraph"] for r in records if r["package"] == truth.package.key
+            ]
+            rows.append([str(budget), *summary_row(truth.package.key, mine)])
+    out(_table(("budget", "package", *SUMMARY_HEADER[1:]), rows))
+    out("\n## gitgraph diff --tests (every impacted test, no budget)\n")
+    rows = []
+    for key in [t.package.key for t in truths] + ["all"]:
+        mine = [r for r in records if key in ("all", r["package"])]
+        if not mine:
+            continue
+        parts = [tests_cmd_score(r) for r in mine]
+        rows.append(
+            [
+                key,
+                str(len(mine)),
+                _fmt(_mean(p[0] for p in parts)),
+                _fmt(_mean(p[1] for p in parts)),
+                _fmt(_mean(p[2] for p in parts)),
+                _pct(_mean(p[3] for p in parts)),
+                f"{statistics.median(p[4] for p in parts):.0f}",
+                f"{statistics.median(r['tests_cmd']['seconds'] for r in mine):.3f}",
+            ]
+        )
+    out(
+        _table(
+            (
+                "package",
+                "faults",
+                "recall",
+                "precision",
+                "MRR",
+                "≥1 failing test",
+                "ids (median)",
+                "latency median s",
+            ),
+            rows,
+        )
+    )
+    out("\n## Tokens against the naive context (git diff + full text of touched files)\n")
+    rows = []
+    for key in [t.package.key for t in truths] + ["all"]:
+        mine = [r for r in records if key in ("all", r["package"])]
+        if not mine:
+            continue
+        naive = statistics.median(r["naive_tokens"] for r in mine)
+        row = [key, f"{naive:.0f}"]
+        for budget in budgets:
+            used = statistics.median(score(r, budget)["gitgraph"].tokens for r in mine)
+            row.append(f"{used:.0f} ({used / naive:.2f}×)")
+        rows.append(row)
+    out(
+        _table(
+            (
+                "package",
+                "naive tokens (median)",
+                *(f"gitgraph -b {b} (median, × naive)" for b in budgets),
+            ),
+            rows,
+        )
+    )
+    if TARGET_BUDGET in budgets and records:
+        out(f"\n## Targets at {TARGET_BUDGET} tokens (gitgraph)\n")
+        mine = [s["gitgraph"] for s in by_budget[TARGET_BUDGET]]
+        got = {
+            "fn_recall": _mean(s.fn_recall for s in mine),
+            "mrr": _mean(s.mrr for s in mine),
+            "precision": _mean(s.precision for s in mine),
+            "bodies": _mean(s.body for s in mine),
+            "overruns": float(sum(s.overrun for s in mine)),
+        }
+        labels = {
+            "fn_recall": "test-function recall ≥ 0.90",
+            "mrr": "MRR ≥ 0.80",
+            "precision": "precision ≥ 0.60",
+            "bodies": "changed bodies 100% (when they fit)",
+            "overruns": "no overrun",
+        }
+        rows = []
+        for key, label in labels.items():
+            value = got[key]
+            good = value is not None and (
+                value <= TARGETS[key] if key == "overruns" else value >= TARGETS[key] - 1e-9
+            )
+            shown = f"{value:.0f}" if key == "overruns" else _fmt(value)
+            rows.append([label, shown, "✓" if good else "✗"])
+        out(_table(("target", "measured", ""), rows))
+        out(f"\n## Worst misses at {TARGET_BUDGET} tokens (gitgraph)\n")
+        ranked = sorted(
+            records,
+            key=lambda r: (
+                score(r, TARGET_BUDGET)["gitgraph"].fn_recall,
+                score(r, TARGET_BUDGET)["gitgraph"].mrr,
+                r["fault"],
+            ),
+        )
+        rows = []
+        for r in ranked[:15]:
+            s = score(r, TARGET_BUDGET)["gitgraph"]
+            entry = r["budgets"][str(TARGET_BUDGET)]
+            tests_recall = tests_cmd_score(r)[0]
+            returned = _dedupe(normalise_test(t) for t in entry["tests"])
+            rows.append(
+                [
+                    r["fault"],
+                    str(len(r["failed"])),
+                    ", ".join(r["failed_files"][:3]),
+                    str(len(returned)),
+                    _fmt(s.fn_recall),
+                    _fmt(s.mrr),
+                    _fmt(tests_recall),
+                    ", ".join(returned[:2]) or "–",
+                ]
+            )
+        out(
+            _table(
+                (
+                    "fault",
+                    "failing",
+                    "failing files",
+                    "tests returned",
+                    "fn recall",
+                    "MRR",
+                    "--tests recall",
+                    "top returned tests",
+                ),
+                rows,
+            )
+        )
+    errors = [(r["fault"], b) for r in records for b in budgets if "error" in r["budgets"][str(b)]]
+    if errors:
+        out(
+            f"\n{len(errors)} gitgraph runs printed no JSON, e.g. {errors[0][0]} at "
+            f"-b {errors[0][1]}: {records[0]['budgets'][str(errors[0][1])].get('error', '')[:300]}"
+        )
+
+
+# -- main ----------------------------------------------------------------------------------------
+
+
+def _truth_job(name: str, faults: int) -> Truth:
+    return ground_truth(PACKAGES[name], faults, log=lambda m: print(m, file=sys.stderr, flush=True))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build the ground truth, score every kept fault, print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--packages",
+        default=",".join(PACKAGES),
+        help=f"comma-separated, from {', '.join(PACKAGES)}",
+    )
+    parser.add_argument("--faults", type=int, default=10, help="faults kept per package")
+    parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)))
+    parser.add_argument("--jobs", type=int, default=2, help="packages whose tests run at once")
+    parser.add_argument("--json", dest="json_out", help="write raw per-fault results here")
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.packages.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PACKAGES]
+    if unknown:
+        parser.error(f"unknown package(s): {', '.join(unknown)}")
+    budgets = [int(b) for b in args.budgets.split(",")]
+    started = time.perf_counter()
+
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        truths = list(pool.map(_truth_job, names, [args.faults] * len(names)))
+    truth_seconds = time.perf_counter() - started
+
+    records: list[dict[str, Any]] = []
+    for truth in truths:
+        reset(truth.repo)
+        indexed = gitgraph(truth.repo, "index")  # warms the blob cache; untimed
+        if indexed.returncode != 0:
+            print(
+                f"{truth.package.key}: gitgraph index failed: {indexed.stderr[-500:]}",
+                file=sys.stderr,
+            )
+        tracked = [p for p in git(truth.repo, "ls-files", "-z").split("\0") if p]
+        for fault in truth.faults:
+            records.append(evaluate_fault(truth, fault, budgets, tracked))
+            print(f"{truth.package.key}: scored {fault.site.key}", file=sys.stderr, flush=True)
+
+    report(truths, records, budgets)
+    total = time.perf_counter() - started
+    print(
+        f"\nRuntime: {total:.0f} s ({truth_seconds:.0f} s building or loading the ground "
+        f"truth, {total - truth_seconds:.0f} s scoring {len(records)} faults)."
+    )
+    if args.json_out:
+        Path(args.json_out).write_text(
+            json.dumps({"budgets": budgets, "records": records}, indent=1, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
