@@ -48,6 +48,38 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true",
                    help="show score parts and the path from a changed symbol")
 
+    p = sub.add_parser("hook", help="pre-commit hook: index the staged tree into graph.json")
+    p.add_argument("--no-stage", dest="stage", action="store_false",
+                   help="rewrite graph.json and fail (pre-commit's convention) instead of staging")
+    p.add_argument("--strict", action="store_true", help="fail on internal errors (default: warn)")
+
+    p = sub.add_parser("warm", help="post-checkout/merge/rewrite hook: warm the blob cache")
+    p.add_argument("--rev", default="HEAD", help="revision whose blobs to parse (default HEAD)")
+    p.add_argument("--strict", action="store_true", help="fail on internal errors (default: warn)")
+
+    p = sub.add_parser("install", help="set up git integration for graph.json")
+    p.add_argument("--merge-driver", action="store_true", required=True,
+                   help="regenerate graph.json on merge (git config + .gitattributes)")
+
+    p = sub.add_parser("merge-driver", help="(run by git) 3-way merge of graph.json records")
+    p.add_argument("base", help="%%O: the common ancestor's version")
+    p.add_argument("ours", help="%%A: our version; the result is written here")
+    p.add_argument("theirs", help="%%B: their version")
+
+    p = sub.add_parser("comment", help="post or update the sticky impact comment on a PR")
+    p.add_argument("revisions", nargs="*", metavar="REV", help="as for diff (default: from the "
+                   "pull_request event: base.sha head.sha)")
+    p.add_argument("-b", "--budget", type=int, help="token budget for the context")
+    p.add_argument("--pr", type=int, help="pull request number (default: from the event)")
+    p.add_argument("--repo", help="owner/name (default: $GITHUB_REPOSITORY)")
+    p.add_argument("-o", "--output", help="write the comment body here instead of posting it")
+    p.add_argument("--summary", action="store_true", help="also write $GITHUB_STEP_SUMMARY")
+
+    p = sub.add_parser("claude-md", help="keep a code map block in CLAUDE.md current")
+    p.add_argument("--file", default="CLAUDE.md", help="the file holding the block")
+    p.add_argument("-b", "--budget", type=int, help="token budget for the block")
+    p.add_argument("--check", action="store_true", help="exit 1 when the block is stale")
+
     p = sub.add_parser("stats", help="files, symbols, edges by kind, languages, resolution")
     p.add_argument("--rev", help="describe this revision instead of the work tree")
     return parser
@@ -74,6 +106,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             return diff(cwd=cwd, revisions=args.revisions, staged=args.staged,
                         budget=args.budget, fmt=args.fmt, tests=args.tests, code=args.code,
                         explain=args.explain)
+        if args.command == "hook":
+            from .commands.hook import hook
+            return hook(cwd=cwd, stage=args.stage, strict=args.strict)
+        if args.command == "warm":
+            from .commands.hook import warm
+            return warm(cwd=cwd, rev=args.rev, strict=args.strict)
+        if args.command == "install":
+            from .commands.install import install_merge_driver
+            return install_merge_driver(cwd=cwd)
+        if args.command == "merge-driver":
+            from .commands.install import merge_driver
+            return merge_driver(base=Path(args.base), ours=Path(args.ours),
+                                theirs=Path(args.theirs))
+        if args.command == "comment":
+            from .commands.comment import comment
+            return comment(cwd=cwd, revisions=args.revisions, budget=args.budget, pr=args.pr,
+                           repo=args.repo, output=args.output, summary=args.summary)
+        if args.command == "claude-md":
+            from .commands.claude_md import claude_md
+            return claude_md(cwd=cwd, file=args.file, budget=args.budget, check=args.check)
         if args.command == "stats":
             from .commands.stats import stats
             return stats(cwd=cwd, rev=args.rev)
