@@ -19,12 +19,13 @@ from .cache import BlobCache
 from .changes import ZERO, FileChange, Sides, changed_files, symbol_changes
 from .config import Config
 from .extract import extract, extractor_digest
-from .graph import Graph, build
-from .index import Report, load_extractions, source_files
+from .headgraph import Ghosts, extraction_loader, head_view
+from .index import Report, source_files
 from .languages import language_of
-from .model import Change, Extraction, FileEntry, Impact
+from .model import Change, Extraction, Impact
 from .rank import ImpactGraph, Ranking, personalized_pagerank, seed_weights
 from .select import MAX_CANDIDATES, Candidate, Sources, hunk, select
+from .view import View
 
 REACH_DEPTH = 4  # how far (in impact arcs) a test may be from a change to count as reaching it
 _WHY = {
@@ -42,7 +43,7 @@ class Analysis:
     root: Path
     sides: Sides
     changes: list[Change]
-    graph: Graph
+    view: View
     ranking: Ranking
     sources: Sources
     changed_paths: list[str]
@@ -52,28 +53,26 @@ class Analysis:
 def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
     """Changed symbols, the head graph (with ghosts of removed symbols) and the ranking."""
     raw = changed_files(root, sides)
-    report = Report()
-    files = source_files(sides.head_tree, config, report)
-    extractions = load_extractions(root, sides.head_tree, files, config, report)
+    files = source_files(sides.head_tree, config, Report())
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
-    old_blobs = [c.old_blob for c in raw if c.old_blob != ZERO]
-    old_contents = git.read_blobs(root, old_blobs)
+    load = extraction_loader(root, sides.head_tree, cache, config)
+    head_files = {f.path: f for f in files}
+    old_contents = git.read_blobs(root, [c.old_blob for c in raw if c.old_blob != ZERO])
     new_contents = _head_contents(root, sides, {c.new_path: c.new_blob for c in raw
                                                 if c.status != "D"})
     changes: list[Change] = []
     old_sources: dict[str, list[str]] = {}
-    ghosts: dict[str, list[Any]] = {}
+    ghosts: Ghosts = {}
     old_spans: dict[str, dict[str, Any]] = {}
     for c in raw:
         old_lang = language_of(c.old_path)
-        new_lang = language_of(c.new_path)
         old_ext = new_ext = None
         old_src = old_contents.get(c.old_blob, b"")
         new_src = new_contents.get(c.new_path, b"")
         if old_lang and c.status != "A" and old_src:
             old_ext = _extraction(cache, c.old_blob, old_lang, old_src, config)
-        if new_lang and c.status != "D":
-            new_ext = extractions.get(c.new_path)
+        if c.status != "D" and c.new_path in head_files:
+            new_ext = load(head_files[c.new_path])
         change = FileChange(c.old_path, c.new_path, c.status, c.old_blob, c.new_blob,
                             old_ext, new_ext, old_src, new_src)
         found = symbol_changes(change)
@@ -89,18 +88,13 @@ def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
         if removed and old_ext is not None:
             ghosts.setdefault(c.old_path, []).extend(
                 s for s in old_ext.symbols if s.qualname in removed)
-    files, extractions = _with_ghosts(files, extractions, ghosts)
-    graph = build(files, extractions)
-    for node_id in (ch.node for ch in changes if ch.kind == "removed"):
-        if node_id in graph.nodes:
-            graph.nodes[node_id]["removed"] = True
+    view = head_view(root, config, sides.head_tree, files, load, ghosts)
     weights = config.weights
-    impact_graph = ImpactGraph.from_edges(
-        ((s, t, k, w) for (s, t), (k, w) in graph.edges.items()), weights)
-    seeds = seed_weights([ch for ch in changes if ch.node in graph.nodes], weights)
-    ranking = personalized_pagerank(impact_graph, seeds, weights["damping"])
+    seeds = seed_weights([ch for ch in changes if view.node(ch.node) is not None], weights)
+    ranking = personalized_pagerank(ImpactGraph.from_view(view, weights), seeds,
+                                    weights["damping"])
     new_sources = {p: _lines(src) for p, src in new_contents.items()}
-    return Analysis(root, sides, changes, graph, ranking, Sources(new_sources, old_sources),
+    return Analysis(root, sides, changes, view, ranking, Sources(new_sources, old_sources),
                     sorted({c.new_path for c in raw} | {c.old_path for c in raw}), old_spans)
 
 
@@ -141,37 +135,15 @@ def _head_contents(root: Path, sides: Sides, paths: dict[str, str]) -> dict[str,
     return {path: blobs[blob] for path, blob in paths.items() if blob in blobs}
 
 
-def _with_ghosts(files: list[FileEntry], extractions: dict[str, Extraction],
-                 ghosts: dict[str, list[Any]]) -> tuple[list[FileEntry], dict[str, Extraction]]:
-    """Add removed symbols back (to their old file) so references to them still resolve."""
-    if not ghosts:
-        return files, extractions
-    extractions = dict(extractions)
-    files = list(files)
-    present = {f.path for f in files}
-    for path, symbols in ghosts.items():
-        lang = language_of(path) or ""
-        if path in present:
-            current = extractions[path]
-            names = {s.qualname for s in current.symbols}
-            extra = tuple(s for s in symbols if s.qualname not in names)
-            extractions[path] = current._replace(symbols=tuple(sorted(current.symbols + extra)))
-        else:
-            files.append(FileEntry(path, ZERO, lang))
-            extractions[path] = Extraction(tuple(sorted(symbols)), (), (), 0, "")
-    files.sort(key=lambda f: f.path)
-    return files, extractions
-
-
 def candidates(analysis: Analysis, code: bool) -> tuple[list[Candidate], list[Candidate]]:
     """Changed and impacted candidates, each with its resolutions richest first."""
-    graph, ranking, sources = analysis.graph, analysis.ranking, analysis.sources
+    view, ranking, sources = analysis.view, analysis.ranking, analysis.sources
     by_node = {c.node: c for c in analysis.changes}
     order = {"removed": 0, "signature": 1, "body": 2, "added": 3}
     changed: list[Candidate] = []
     for change in sorted(analysis.changes, key=lambda c: (c.cosmetic, order[c.kind],
                                                             -ranking.score.get(c.node, 0), c.node)):
-        node = graph.nodes.get(change.node)
+        node = view.node(change.node)
         if node is None:
             continue
         options: list[tuple[str, str]] = []
@@ -189,10 +161,11 @@ def candidates(analysis: Analysis, code: bool) -> tuple[list[Candidate], list[Ca
         changed.append(_candidate(analysis, node, change, options, why))
     impacted: list[Candidate] = []
     ranked = sorted(ranking.score.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_CANDIDATES]
+    nodes = {n: view.node(n) for n, _ in ranked}
     if code:
-        _load_sources(analysis, {graph.nodes[n]["path"] for n, _ in ranked if n in graph.nodes})
+        _load_sources(analysis, {node["path"] for node in nodes.values() if node is not None})
     for node_id, _ in ranked:
-        node = graph.nodes.get(node_id)
+        node = nodes[node_id]
         if node is None or node_id in by_node:
             continue
         options = []
@@ -241,10 +214,10 @@ def test_id(node: dict[str, Any]) -> str:
 
 def impacted_tests(analysis: Analysis) -> list[str]:
     """Runnable ids of the tests the ranking reached, best first (test files for JS/TS)."""
-    graph, score = analysis.graph, analysis.ranking.score
+    view, score = analysis.view, analysis.ranking.score
     found: dict[str, float] = {}
     for node_id, value in score.items():
-        node = graph.nodes.get(node_id)
+        node = view.node(node_id)
         if node is None or not node.get("test"):
             continue
         lang = language_of(node["path"])
@@ -253,17 +226,22 @@ def impacted_tests(analysis: Analysis) -> list[str]:
         if node["kind"] == "class" and lang == "python":
             continue
         if lang in ("javascript", "typescript", "tsx"):
-            node = graph.nodes[node["path"]]
+            node = view.node(node["path"]) or node
         key = test_id(node)
         found[key] = max(found.get(key, 0.0), value)
     return [k for k, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def untested(analysis: Analysis, arcs: Callable[[str], list[str]]) -> list[str]:
+def untested(analysis: Analysis) -> list[str]:
     """Changed functions/methods from which no test is reachable within REACH_DEPTH arcs."""
+    view = analysis.view
+
+    def arcs(node: str) -> list[str]:
+        return [source for source, kind, _ in view.incoming(node) if kind != "contains"]
+
     result = []
     for change in analysis.changes:
-        node = analysis.graph.nodes.get(change.node)
+        node = view.node(change.node)
         if (node is None or node["kind"] not in ("function", "method") or node.get("test")
                 or change.kind == "removed"):
             continue
@@ -276,7 +254,7 @@ def untested(analysis: Analysis, arcs: Callable[[str], list[str]]) -> list[str]:
                 if other in seen or depth >= REACH_DEPTH:
                     continue
                 seen.add(other)
-                if analysis.graph.nodes.get(other, {}).get("test"):
+                if (view.node(other) or {}).get("test"):
                     reached = True
                     break
                 queue.append((other, depth + 1))
@@ -289,16 +267,13 @@ def build_impact(analysis: Analysis, config: Config, budget: int, render: Callab
                  count: Callable[[str], int], code: bool) -> Impact:
     """The budgeted Impact for one rendering format."""
     changed, impacted = candidates(analysis, code)
-    callers: dict[str, list[str]] = {}
-    for (source, target), (kind, _) in analysis.graph.edges.items():
-        if kind != "contains":
-            callers.setdefault(target, []).append(source)
     frame = Impact(
         base=analysis.sides.base, head=analysis.sides.head, budget=budget,
         encoding=config.encoding, seeds=tuple(sorted(c.node for c in analysis.changes)),
         nodes=(), edges=(), tests=tuple(impacted_tests(analysis)),
         changed_files=tuple(analysis.changed_paths),
-        untested=tuple(untested(analysis, lambda n: callers.get(n, []))),
+        untested=tuple(untested(analysis)),
     )
-    edges = {pair: kind for pair, (kind, _) in analysis.graph.edges.items()}
+    edges = {(node.node["id"], target): kind for node in changed + impacted
+             for target, kind, _ in analysis.view.outgoing(node.node["id"])}
     return select(frame, changed, impacted, edges, render, count)

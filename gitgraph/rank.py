@@ -13,35 +13,57 @@ from __future__ import annotations
 import heapq
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
+from .graph import Graph
 from .model import Change
+from .view import MemoryView, View
 
-EPSILON = 1e-6  # residual per unit of out-weight below which mass is no longer pushed
+EPSILON = 1e-5  # residual per unit of out-weight below which mass is no longer pushed
 MAX_PUSHES = 200_000
 
 
-@dataclass
-class ImpactGraph:
-    """Weighted impact arcs: node → [(neighbour, weight, reason)], built once per graph."""
+Arc = tuple[str, float, str]  # (neighbour, weight, reason)
 
-    arcs: dict[str, list[tuple[str, float, str]]] = field(default_factory=dict)
+
+class ImpactGraph:
+    """Weighted impact arcs, computed on first use per node (a diff visits few nodes)."""
+
+    def __init__(self, neighbours: Callable[[str], list[Arc]]) -> None:
+        self._neighbours = neighbours
+        self._arcs: dict[str, list[Arc]] = {}
+
+    def arcs(self, node: str) -> list[Arc]:
+        """Where impact flows from `node`."""
+        found = self._arcs.get(node)
+        if found is None:
+            found = self._arcs[node] = self._neighbours(node)
+        return found
+
+    @classmethod
+    def from_view(cls, view: View, weights: Mapping[str, float]) -> ImpactGraph:
+        """Impact flows against dependency edges, and `forward` times as much along them."""
+        forward = weights.get("forward", 0.0)
+
+        def neighbours(node: str) -> list[Arc]:
+            arcs = [(source, weights.get(kind, 0.0) * weight, kind)
+                    for source, kind, weight in view.incoming(node)]
+            if forward > 0:
+                arcs += [(target, weights.get(kind, 0.0) * weight * forward, "uses:" + kind)
+                         for target, kind, weight in view.outgoing(node)]
+            return sorted(a for a in arcs if a[1] > 0)
+
+        return cls(neighbours)
 
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[str, str, str, float]],
                    weights: Mapping[str, float]) -> ImpactGraph:
-        """Dependency edges (source depends on target) → impact arcs in both directions."""
-        arcs: dict[str, list[tuple[str, float, str]]] = defaultdict(list)
-        forward = weights.get("forward", 0.0)
+        """From (source, target, kind, weight) dependency edges (tests, small graphs)."""
+        graph = Graph()
         for source, target, kind, weight in edges:
-            w = weights.get(kind, 0.0) * weight
-            if w <= 0:
-                continue
-            arcs[target].append((source, w, kind))  # target changed → source affected
-            if forward > 0:
-                arcs[source].append((target, w * forward, "uses:" + kind))
-        return cls(dict(arcs))
+            graph.add_edge(source, target, kind, weight)
+        return cls.from_view(MemoryView(graph), weights)
 
 
 @dataclass(frozen=True)
@@ -82,7 +104,7 @@ def personalized_pagerank(graph: ImpactGraph, seeds: Mapping[str, float], dampin
     parts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     via: dict[str, tuple[str, str]] = {}
     best_in: dict[str, float] = {}
-    out_weight = {n: sum(w for _, w, _ in graph.arcs.get(n, ())) for n in seeds}
+    out_weight: dict[str, float] = {}
     # Largest residual first keeps the number of pushes small and the result deterministic.
     heap = [(-r, n) for n, r in sorted(seeds.items())]
     heapq.heapify(heap)
@@ -90,7 +112,7 @@ def personalized_pagerank(graph: ImpactGraph, seeds: Mapping[str, float], dampin
     while heap and pushes < MAX_PUSHES:
         _, node = heapq.heappop(heap)
         mass = residual[node]
-        arcs = graph.arcs.get(node, ())
+        arcs = graph.arcs(node)
         if mass <= epsilon * max(len(arcs), 1):
             continue
         pushes += 1

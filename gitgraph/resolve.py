@@ -389,6 +389,8 @@ class Resolver:
 
 def _merge(found: Candidates) -> Candidates:
     """Candidates found along several routes: each distinct target, weight shared equally."""
+    if len(found) <= 1:
+        return found
     targets = sorted({target for target, _ in found})
     return [(t, 1.0 / len(targets)) for t in targets]
 

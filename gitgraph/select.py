@@ -82,18 +82,36 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
         raise GitGraphError(f"budget {budget} is too small for the report frame "
                             f"({empty_cost} tokens; use -b {empty_cost + 200} or more)")
 
+    # A node's cost is measured on the real renderer in a bare frame (nothing but the node),
+    # which keeps each count small; the final text is counted exactly in _exact().
+    bare = replace(base, seeds=(), tests=(), changed_files=(), untested=())
+    bare_cost = count(render(bare))
+    costs: dict[tuple[str, str], int] = {}
+
     def cost(c: Candidate, resolution: str, text: str) -> int:
-        one = replace(base, nodes=(to_impact_node(c, resolution, text),))
-        return count(render(one)) - empty_cost
+        key = (c.node["id"], resolution)
+        if key not in costs:
+            one = replace(bare, nodes=(to_impact_node(c, resolution, text),))
+            costs[key] = count(render(one)) - bare_cost
+        return costs[key]
+
+    def fits(c: Candidate, resolution: str, text: str, room: int) -> int | None:
+        """The cost when it fits in `room`; the code alone is a cheap lower bound."""
+        if text and count(text) > room:
+            return None
+        need = cost(c, resolution, text)
+        return need if need <= room else None
 
     chosen: list[tuple[Candidate, str, str, int]] = []
     used = empty_cost
-    for c in changed:  # richest resolution that fits, but never drop a changed symbol if avoidable
-        options = [o for o in c.options if not (o[0] == "body" and
-                                                 cost(c, *o) > budget * BODY_SHARE)]
-        for resolution, text in options or c.options[-1:]:
-            need = cost(c, resolution, text)
-            if used + need <= budget or resolution == c.options[-1][0]:
+    for c in changed:  # richest resolution that fits; the last one (a line) always goes in
+        last = c.options[-1]
+        for resolution, text in c.options:
+            share = budget * BODY_SHARE if resolution == "body" else budget - used
+            need = fits(c, resolution, text, int(min(share, budget - used)))
+            if need is None and (resolution, text) == last:
+                need = cost(c, resolution, text)
+            if need is not None:
                 chosen.append((c, resolution, text, need))
                 used += need
                 break
@@ -101,17 +119,18 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
     for c in impacted[:MAX_CANDIDATES]:
         placed = False
         for resolution, text in c.options:
-            need = cost(c, resolution, text)
-            if resolution == "body" and need > budget * IMPACTED_BODY_SHARE:
-                continue
-            if used + need <= budget:
+            room = budget - used
+            if resolution == "body":
+                room = min(room, int(budget * IMPACTED_BODY_SHARE))
+            need = fits(c, resolution, text, room) if room > 0 else None
+            if need is not None:
                 chosen.append((c, resolution, text, need))
                 used += need
                 placed = True
                 break
         if not placed:
             omitted_nodes += 1
-            omitted_tokens += cost(c, *c.options[0])
+            omitted_tokens += count(c.options[0][1]) or costs.get((c.node["id"], "line"), 0)
     omitted_nodes += max(len(impacted) - MAX_CANDIDATES, 0)
     return _exact(base, chosen, edges, render, count, omitted_nodes, omitted_tokens)
 

@@ -93,7 +93,8 @@ def test_removed_symbol_keeps_its_callers(project: Repo) -> None:
                                             "    return helper(helper(x))\n", ""))
     analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), Config())
     assert {c.node: c.kind for c in analysis.changes} == {"pkg/lib.py::compute": "removed"}
-    ghost = analysis.graph.nodes["pkg/lib.py::compute"]
+    ghost = analysis.view.node("pkg/lib.py::compute")
+    assert ghost is not None
     assert ghost.get("removed") is True
     # the callers of the removed function are found, and broken
     assert analysis.ranking.score.get("pkg/user.py::use", 0) > 0

@@ -1,0 +1,166 @@
+"""The graph of a diff's head tree, as fast as the blob cache allows.
+
+The last full build is stored as a CompactView. When the head tree differs from it only in
+files that kept their interface (see incremental.interface), those files are re-resolved and
+laid over the stored view; otherwise the whole graph is built again (and stored). Removed
+symbols come back as ghost nodes with the edges of the references that now point nowhere.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import git
+from .cache import BlobCache
+from .config import Config
+from .extract import extract, extractor_digest
+from .graph import Graph, build, build_part
+from .incremental import interface
+from .index import Report, Tree, load_extractions
+from .languages import language_of
+from .model import Extraction, FileEntry, Symbol
+from .resolve import LazyTable, Tables, family
+from .view import CompactView, MemoryView, View
+
+Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it
+
+
+def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
+              load: Callable[[FileEntry], Extraction], ghosts: Ghosts) -> View:
+    """A View of `files` (the head tree), with ghosts of removed symbols."""
+    digest = extractor_digest(config.max_file_bytes)
+    store = git.common_dir(root) / "gitgraph" / f"view-{digest}.bin"
+    stored = CompactView.load(store)
+    if stored is not None:
+        view = _overlaid(stored, files, load, ghosts, BlobCache(git.common_dir(root), digest))
+        if view is not None:
+            return view
+    extractions = load_extractions(root, tree, files, config, Report())
+    if ghosts:
+        graph = build(*_with_ghosts(files, extractions, ghosts))
+        for path, symbols in ghosts.items():
+            for symbol in symbols:
+                graph.nodes[f"{path}::{symbol.qualname}"]["removed"] = True
+        return MemoryView(graph)
+    tables = Tables.build(files, extractions)
+    graph = build_part(tables, files, extractions, record_bases=True)
+    CompactView.from_graph(graph, files, tables).save(store)
+    return MemoryView(graph)
+
+
+def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileEntry], Extraction],
+              ghosts: Ghosts, cache: BlobCache) -> View | None:
+    """The stored view brought to `files`, or None when an interface changed since."""
+    before = {f.path: f for f in stored.files}
+    if before.keys() != {f.path for f in files}:
+        return None
+    changed = [f for f in files if before[f.path] != f]
+    fresh: dict[str, Extraction] = {}
+    for entry in changed:
+        old = cache.get(before[entry.path].blob, entry.lang)
+        fresh[entry.path] = load(entry)
+        if old is None or interface(old) != interface(fresh[entry.path]):
+            return None
+    by_path = {f.path: f for f in files}
+
+    def extraction(path: str) -> Extraction:
+        return fresh[path] if path in fresh else load(by_path[path])
+
+    by_name, methods, bases = stored.tables
+    lang = {f.path: f.lang for f in files}
+    tables = Tables(lang, LazyTable(lambda p: {s.qualname: s for s in extraction(p).symbols}),
+                    LazyTable(lambda p: extraction(p).imports), defaultdict(list, by_name),
+                    defaultdict(list, methods), bases)
+    if changed:
+        stored.overlay(build_part(tables, changed, fresh), [f.path for f in changed])
+    if ghosts:
+        _add_ghosts(stored, tables, ghosts, by_path, extraction)
+    return stored
+
+
+def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
+                by_path: dict[str, FileEntry], extraction: Callable[[str], Extraction]) -> None:
+    """Removed symbols as nodes, with edges from the references that still name them."""
+    ghost_ids: set[str] = set()
+    for path, symbols in ghosts.items():
+        lang = language_of(path) or ""
+        if path not in tables.lang:  # the whole file is gone
+            tables.lang[path] = lang
+            tables.symbols[path] = {}
+            tables.imports[path] = ()
+        tables.symbols[path] = {**tables.symbols[path], **{s.qualname: s for s in symbols}}
+        for symbol in symbols:
+            node = f"{path}::{symbol.qualname}"
+            ghost_ids.add(node)
+            name = symbol.qualname.rpartition(".")[2]
+            table = (tables.by_name if "." not in symbol.qualname
+                     else tables.methods if symbol.kind == "method" else None)
+            if table is not None:  # copied, not appended: the lists belong to the stored view
+                table[(family(lang), name)] = [*table.get((family(lang), name), []), node]
+            view.add_node(ghost_node(path, symbol))
+    # Who can name a removed symbol: its own file, its importers, its package.
+    readers: set[str] = set()
+    for path in ghosts:
+        readers.add(path)
+        for node in [path, *view.nodes_of(path)]:
+            readers.update(s for s, kind, _ in view.incoming(node) if kind == "imports")
+        readers.update(p for p in by_path if posixpath.dirname(p) == posixpath.dirname(path))
+    entries = [by_path[p] for p in sorted(readers) if p in by_path]
+    part = build_part(tables, entries, {e.path: extraction(e.path) for e in entries})
+    edges = Graph()
+    for (source, target), (kind, weight) in part.edges.items():
+        if target in ghost_ids:
+            edges.add_edge(source, target, kind, weight)
+    for node in ghost_ids:
+        path, _, qual = node.rpartition("::")
+        owner = f"{path}::{qual.rpartition('.')[0]}" if "." in qual else path
+        edges.add_edge(owner, node, "contains", 1.0)
+    view.add_edges(edges)
+
+
+def ghost_node(path: str, symbol: Symbol) -> dict[str, Any]:
+    """The node record of a removed symbol."""
+    return {"id": f"{path}::{symbol.qualname}", "kind": symbol.kind,
+            "name": symbol.qualname.rpartition(".")[2], "path": path,
+            "start_line": symbol.start_line, "end_line": symbol.end_line,
+            "signature": symbol.signature, "removed": True}
+
+
+def _with_ghosts(files: list[FileEntry], extractions: dict[str, Extraction], ghosts: Ghosts
+                 ) -> tuple[list[FileEntry], dict[str, Extraction]]:
+    """Removed symbols added back to their file's extraction, for a full build."""
+    extractions = dict(extractions)
+    files = list(files)
+    present = {f.path for f in files}
+    for path, symbols in ghosts.items():
+        if path in present:
+            current = extractions[path]
+            names = {s.qualname for s in current.symbols}
+            extra = tuple(s for s in symbols if s.qualname not in names)
+            extractions[path] = current._replace(symbols=tuple(sorted(current.symbols + extra)))
+        else:
+            files.append(FileEntry(path, "0" * 40, language_of(path) or ""))
+            extractions[path] = Extraction(tuple(sorted(symbols)), (), (), 0, "")
+    files.sort(key=lambda f: f.path)
+    return files, extractions
+
+
+def extraction_loader(root: Path, tree: Tree, cache: BlobCache, config: Config
+                      ) -> Callable[[FileEntry], Extraction]:
+    """Extraction of one head file: from the cache, else parsed (and cached)."""
+
+    def load(entry: FileEntry) -> Extraction:
+        found = cache.get(entry.blob, entry.lang)
+        if found is None:
+            source = git.read_blobs(root, [entry.blob]).get(entry.blob)
+            if source is None and tree.label == "WORKTREE":
+                source = (root / entry.path).read_bytes()
+            found = extract(source or b"", entry.lang, config.max_file_bytes)
+            cache.put(entry.blob, entry.lang, found)
+        return found
+
+    return load

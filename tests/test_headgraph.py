@@ -1,0 +1,122 @@
+"""The stored view plus overlays ranks exactly like a full build of the head tree."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Repo
+
+from gitgraph import git
+from gitgraph.changes import parse_sides
+from gitgraph.config import Config
+from gitgraph.impact import Analysis, analyse, impacted_tests
+
+LIB = """\
+class Base:
+    def run(self):
+        return self.step()
+
+    def step(self):
+        return 1
+
+
+class Child(Base):
+    def step(self):
+        return helper(2)
+
+
+def helper(x):
+    return x * 2
+
+
+def unused():
+    return helper(0)
+"""
+
+USER = """\
+from pkg.lib import Child, helper
+
+
+def use():
+    return Child().run() + helper(1)
+"""
+
+TESTS = """\
+from pkg.lib import Child, helper
+from pkg.user import use
+
+
+def test_use():
+    assert use() == 8
+
+
+def test_helper():
+    assert helper(1) == 2
+"""
+
+
+def run(repo: Repo, *revisions: str, fresh: bool) -> Analysis:
+    if fresh:  # forget the stored view: a full build of the head tree
+        for stored in (git.common_dir(repo.path) / "gitgraph").glob("view-*.bin"):
+            stored.unlink()
+    return analyse(repo.path, parse_sides(repo.path, list(revisions), False), Config())
+
+
+def shown(node: dict[str, Any] | None) -> dict[str, Any]:
+    """The node fields that ranking and rendering use."""
+    assert node is not None
+    return {k: node.get(k) for k in ("id", "kind", "name", "path", "start_line", "end_line",
+                                     "signature", "test", "removed")}
+
+
+def same_ranking(a: Analysis, b: Analysis) -> None:
+    assert a.changes == b.changes
+    assert a.ranking.score.keys() == b.ranking.score.keys()
+    for node, value in a.ranking.score.items():
+        assert b.ranking.score[node] == pytest.approx(value, rel=1e-9)
+    assert impacted_tests(a) == impacted_tests(b)
+    for node in a.ranking.score:
+        assert shown(a.view.node(node)) == shown(b.view.node(node))
+        assert sorted(a.view.incoming(node)) == sorted(b.view.incoming(node))
+        assert sorted(a.view.outgoing(node)) == sorted(b.view.outgoing(node))
+
+
+@pytest.fixture
+def project(repo: Repo) -> Repo:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/lib.py", LIB)
+    repo.write("pkg/user.py", USER)
+    repo.write("tests/test_user.py", TESTS)
+    repo.commit("base")
+    run(repo, "HEAD", fresh=True)  # stores the view of this tree
+    return repo
+
+
+def test_body_edit_is_overlaid(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB.replace("return x * 2", "return x * 3"))
+    overlaid = run(project, "HEAD", fresh=False)
+    full = run(project, "HEAD", fresh=True)
+    same_ranking(overlaid, full)
+    assert "tests/test_user.py::test_helper" in impacted_tests(overlaid)
+
+
+def test_removed_symbol_is_a_ghost_with_its_callers(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB.replace("def helper(x):\n    return x * 2\n", ""))
+    overlaid = run(project, "HEAD", fresh=False)
+    full = run(project, "HEAD", fresh=True)
+    ghost = overlaid.view.node("pkg/lib.py::helper")
+    assert ghost is not None and ghost["removed"] is True
+    callers = {s for s, kind, _ in overlaid.view.incoming("pkg/lib.py::helper")}
+    assert callers == {s for s, kind, _ in full.view.incoming("pkg/lib.py::helper")}
+    assert {"pkg/user.py::use", "pkg/lib.py::Child.step", "pkg/lib.py::unused",
+            "tests/test_user.py::test_helper", "pkg/user.py"} <= callers
+    assert impacted_tests(overlaid) == impacted_tests(full)
+
+
+def test_interface_change_rebuilds(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB + "\n\ndef extra():\n    return helper(5)\n")
+    rebuilt = run(project, "HEAD", fresh=False)
+    full = run(project, "HEAD", fresh=True)
+    same_ranking(rebuilt, full)
+    assert rebuilt.view.node("pkg/lib.py::extra") is not None
