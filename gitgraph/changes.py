@@ -127,16 +127,21 @@ def symbol_changes(change: FileChange) -> list[Change]:
 
 def _own_lines(symbol: Symbol, symbols: dict[str, Symbol], lines: list[str]) -> list[str]:
     """The symbol's lines without those of its members (nested definitions)."""
-    members = [s for q, s in symbols.items() if q.startswith(symbol.qualname + ".")]
+    covered: set[int] = set()
+    for qual, member in symbols.items():
+        if qual.startswith(symbol.qualname + "."):
+            covered.update(range(member.start_line, member.end_line + 1))
     return [lines[i - 1].strip() for i in range(symbol.start_line, min(symbol.end_line,
                                                                       len(lines)) + 1)
-            if not any(m.start_line <= i <= m.end_line for m in members)]
+            if i not in covered]
 
 
 def _top_level(symbols: dict[str, Symbol], lines: list[str]) -> list[str]:
-    tops = [s for q, s in symbols.items() if "." not in q]
-    return [line.strip() for i, line in enumerate(lines, 1)
-            if line.strip() and not any(s.start_line <= i <= s.end_line for s in tops)]
+    covered: set[int] = set()
+    for qual, symbol in symbols.items():
+        if "." not in qual:
+            covered.update(range(symbol.start_line, symbol.end_line + 1))
+    return [line.strip() for i, line in enumerate(lines, 1) if line.strip() and i not in covered]
 
 
 def _mark_cosmetic(change: FileChange, found: list[Change], old: dict[str, Symbol],

@@ -330,21 +330,20 @@ def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list
     that only touches whitespace or comments keeps the same digest."""
     parser, _ = _tools(lang)
     root = parser.parse(source).root_node
-    tokens: list[tuple[int, bytes]] = []
-    stack = [root]
-    while stack:  # iterative: deeply nested input must not exhaust the Python stack
-        node = stack.pop()
-        if "comment" in node.type:
-            continue
-        if node.child_count == 0:
-            tokens.append((node.start_point[0] + 1, node.text or b""))
-        else:
-            stack.extend(reversed(node.children))
     digests = []
     for start, end in spans:
         h = hashlib.blake2b(digest_size=8)
-        for line, text in tokens:
-            if start <= line <= end:
-                h.update(text + b"\0")
+        stack = [root]
+        while stack:  # iterative, and only into subtrees that overlap the span
+            node = stack.pop()
+            if node.end_point[0] + 1 < start or node.start_point[0] + 1 > end:
+                continue
+            if "comment" in node.type:
+                continue
+            if node.child_count == 0:
+                if start <= node.start_point[0] + 1 <= end:
+                    h.update((node.text or b"") + b"\0")
+            else:
+                stack.extend(reversed(node.children))
         digests.append(h.hexdigest())
     return digests

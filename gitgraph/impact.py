@@ -27,6 +27,7 @@ from .rank import ImpactGraph, Ranking, personalized_pagerank, seed_weights
 from .select import MAX_CANDIDATES, Candidate, Sources, hunk, select
 from .view import View
 
+BODY_CANDIDATES = 40  # impacted nodes offered with their body (a budget holds far fewer)
 REACH_DEPTH = 4  # how far (in impact arcs) a test may be from a change to count as reaching it
 _WHY = {
     "calls": "calls", "tests": "tests", "inherits": "subclass of", "imports": "imports",
@@ -162,14 +163,15 @@ def candidates(analysis: Analysis, code: bool) -> tuple[list[Candidate], list[Ca
     impacted: list[Candidate] = []
     ranked = sorted(ranking.score.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_CANDIDATES]
     nodes = {n: view.node(n) for n, _ in ranked}
-    if code:
-        _load_sources(analysis, {node["path"] for node in nodes.values() if node is not None})
+    with_body = {n for n, _ in ranked[:BODY_CANDIDATES]} if code else set()
+    _load_sources(analysis, {node["path"] for n, node in nodes.items()
+                             if node is not None and n in with_body})
     for node_id, _ in ranked:
         node = nodes[node_id]
         if node is None or node_id in by_node:
             continue
         options = []
-        if code and node["kind"] != "file":
+        if node_id in with_body and node["kind"] != "file":
             options.append(("body", sources.body(node)))
         if node.get("signature"):
             options.append(("signature", node["signature"]))

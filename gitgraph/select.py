@@ -97,7 +97,8 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
 
     def fits(c: Candidate, resolution: str, text: str, room: int) -> int | None:
         """The cost when it fits in `room`; the code alone is a cheap lower bound."""
-        if text and count(text) > room:
+        # No token of cl100k/o200k is longer than a few dozen characters on source code.
+        if text and (len(text) > room * 40 or count(text) > room):
             return None
         need = cost(c, resolution, text)
         return need if need <= room else None
