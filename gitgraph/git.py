@@ -33,8 +33,11 @@ def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) 
     except FileNotFoundError:
         raise GitGraphError("git not found (install git and put it on PATH)") from None
     if check and proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitGraphError(f"git {args[0]} failed: {message[-1] if message else proc.returncode}")
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        # the reason, not the advice git prints after it ("hint: ...")
+        reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or [
+            line for line in lines if not line.startswith("hint:")]
+        raise GitGraphError(f"git {args[0]} failed: {reasons[0] if reasons else proc.returncode}")
     return proc.stdout
 
 
@@ -216,6 +219,17 @@ def diff_raw(root: Path, *args: str) -> list[RawChange]:
 def stage_file(root: Path, path: str) -> None:
     """`git add -- path` (used by the hook to carry graph.json in the commit)."""
     run(root, "add", "--", path)
+
+
+def worktree_differs(root: Path, path: str) -> bool:
+    """Whether the file may differ from its index entry (`git diff-files`: stat data first,
+    so it is instant on a large clean file; a touched file counts as different)."""
+    return bool(run(root, "diff-files", "--name-only", "-z", "--", path).strip(b"\0"))
+
+
+def config_set(root: Path, key: str, value: str) -> None:
+    """`git config KEY VALUE` in the repository's own config (shared by its worktrees)."""
+    run(root, "config", "--local", key, value)
 
 
 def log_changed_files(root: Path, commit: str, limit: int) -> list[tuple[str, list[str]]]:

@@ -288,3 +288,24 @@ def test_untrusted_graph_json_is_rejected_and_regenerated(
     assert repo.read(GRAPH) == good
     code, _, err = repo.gitgraph("check")
     assert code == 0 and "Traceback" not in err
+
+
+def test_unwritable_output_is_a_user_error(repo: Repo, tmp_path: Path) -> None:
+    repo.write("a.py", "def a():\n    return 1\n")
+    repo.commit("one")
+    (repo.path / "adir").mkdir()
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a directory should be")
+    for target, shown in (("adir", repo.path / "adir"), (blocker / "g.json", blocker / "g.json")):
+        code, _, err = repo.run_cli("index", "-o", str(target))
+        assert code == 1 and "Traceback" not in err and "internal error" not in err
+        assert err.splitlines()[-1].startswith(f"gitgraph: error: cannot write {shown}: ")
+    assert not list((repo.path / "adir").iterdir())  # no temp file left behind
+
+
+def test_staging_an_ignored_graph_says_why(repo: Repo) -> None:
+    repo.write(".gitignore", ".gitgraph/\n")
+    repo.write("a.py", "def a():\n    return 1\n")
+    repo.commit("one")
+    assert_one_line_error(repo.run_cli("update", "--staged", "--stage", "--quiet"),
+                          "git add failed: The following paths are ignored")

@@ -275,6 +275,88 @@ def test_update_reparses_exactly_the_changed_blobs(
     assert cache_report(repo).extracted == 0
 
 
+SHOP = {
+    "shop/__init__.py": "",
+    "shop/models.py": """\
+class Item:
+    def price(self):
+        return 1
+
+    def label(self):
+        return str(self.price())
+""",
+    "shop/special.py": """\
+from shop.models import Item
+
+
+class Special(Item):
+    def price(self):
+        return super().price() * 2
+
+    def describe(self):
+        return self.label()
+""",
+    "shop/api.py": """\
+from shop import models
+from shop.special import Special
+
+
+def total(items):
+    return sum(item.price() for item in items)
+
+
+def make():
+    return Special()
+""",
+    "tests/test_shop.py": """\
+from shop.api import make, total
+
+
+def test_total():
+    assert total([make()]) == 2
+""",
+}
+BODY_EDITS = [
+    ("shop/models.py", "        return 1\n", "        return 3\n"),
+    ("shop/api.py", "    return sum(item.price() for item in items)\n",
+     "    extra = models.Item().label()\n    return sum(i.price() for i in items) + make()\n"),
+    ("tests/test_shop.py", "    assert total([make()]) == 2\n",
+     "    assert make().describe() == total([])\n"),
+    ("shop/special.py", "        return self.label()\n", "        return self.price()\n"),
+    ("shop/special.py", "        return super().price() * 2\n", "        return 2\n"),
+]
+
+
+def test_body_only_commits_are_spliced_and_equal_a_full_build(
+    repo: Repo, tmp_path: Path, parses: ParseCounter
+) -> None:
+    for path, text in SHOP.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    assert repo.run_cli("update", "--staged")[0] == 0
+    for path, old, new in BODY_EDITS:
+        text = repo.read(path).decode()
+        assert old in text
+        repo.write(path, text.replace(old, new))
+        repo.commit(f"edit {path}")
+        parses.take()
+        code, _, err = repo.run_cli("update", "--staged")
+        assert code == 0
+        assert "incrementally" in err, (path, err)  # the splice path, not a rebuild
+        assert parses.take() == 1
+        spliced = repo.read(GRAPH)
+        assert spliced == cold_build(repo.path), path
+        assert repo.run_cli("index", "--rev", "HEAD", "-o", str(tmp_path / "full.json"))[0] == 0
+        assert spliced == (tmp_path / "full.json").read_bytes()
+    graph = load_graph(repo)
+    assert ("tests", "tests/test_shop.py::test_total", "shop/special.py::Special.describe") in (
+        links(graph))
+    assert ("calls", "shop/special.py::Special.describe", "shop/special.py::Special.price") in (
+        links(graph))
+    assert ("calls", "shop/special.py::Special.price", "shop/models.py::Item.price") not in (
+        links(graph))
+
+
 @dataclass(frozen=True)
 class Fn:
     name: str
@@ -306,7 +388,9 @@ def render_module(stem: str, fns: tuple[Fn, ...]) -> str:
     return head + ("\n\n" if head and defs else "") + "\n\n".join(defs)
 
 
-OPS = ("add", "body", "add_fn", "remove_fn", "rename", "delete", "revert")
+# Body edits keep every file's interface, so `update` may splice instead of rebuilding:
+# weight them up so both paths are exercised.
+OPS = ("add", "body", "body", "body", "add_fn", "remove_fn", "rename", "delete", "revert")
 op_strategy = st.tuples(st.sampled_from(OPS), st.integers(0, 40), st.integers(0, 40),
                         st.booleans())
 
@@ -330,7 +414,11 @@ def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, bool], n
         model[stem] = (Fn(f"f{n}", 0, pick, flag),)
     elif kind == "body" and model[stem]:
         fns = list(model[stem])
-        fns[b % len(fns)] = replace(fns[b % len(fns)], variant=fns[b % len(fns)].variant + 1)
+        fn = fns[b % len(fns)]
+        # flag: call something else too; within the module that keeps the interface unchanged
+        local = [name for name in sorted(f.name for f in fns) if name != fn.name]
+        callee = (stem, local[a % len(local)]) if flag and local else fn.callee
+        fns[b % len(fns)] = replace(fn, variant=fn.variant + 1, callee=callee)
         model[stem] = tuple(fns)
     elif kind in ("add_fn", "body"):
         model[stem] = (*model[stem], Fn(f"g{n}", 0, pick, flag))
