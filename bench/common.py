@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,11 +48,14 @@ GIT_ENV = {
 
 
 class Timing(NamedTuple):
-    """Wall time, peak resident memory and exit code of one finished process."""
+    """Wall time, peak resident memory, exit code and CPU time of one finished process."""
 
     seconds: float
     maxrss_kib: int
     returncode: int
+    # user + system time of the process and the children it waited for: unlike wall time,
+    # barely moved by other work on a shared machine.
+    cpu_seconds: float
 
 
 def bench_env() -> dict[str, str]:
@@ -74,26 +77,44 @@ def git(repo: Path, *args: str) -> str:
     return result.stdout
 
 
+# Starts, waits for and reports on the measured command. A forked child inherits its
+# parent's RSS high-water mark (Linux copies it on fork and keeps it across exec), so a
+# benchmark that has loaded a 30 MB graph.json would pass that peak on to every command it
+# runs; this small fresh interpreter passes on only its own ~10 MB.
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(process.pid, 0)
+seconds = time.perf_counter() - start
+code = os.waitstatus_to_exitcode(status)
+print(json.dumps([seconds, usage.ru_maxrss, code, usage.ru_utime + usage.ru_stime]))
+"""
+
+
 def timed(cmd: list[str], cwd: Path) -> Timing:
     """Run `cmd` to completion in `cwd`; stdout is discarded, stderr is echoed on failure.
 
-    The rusage comes from `wait4` on this one child, so `maxrss_kib` is the peak RSS of the
-    child or of any process it waited for (Linux reports KiB).
+    `maxrss_kib` is the peak RSS of the command or of any child it waited for (Linux reports
+    KiB); it comes from `wait4` in a small launcher process, so this process's size does not
+    leak into it. `seconds` is wall time from the command's start to its exit.
     """
     with tempfile.TemporaryFile() as stderr:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            cmd, cwd=cwd, env=bench_env(), stdout=subprocess.DEVNULL, stderr=stderr
+        launched = subprocess.run(
+            [sys.executable, "-S", "-c", _LAUNCHER, *cmd],
+            cwd=cwd,
+            env=bench_env(),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            check=True,
         )
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - start
-        process.returncode = returncode = os.waitstatus_to_exitcode(status)
+        seconds, maxrss_kib, returncode, cpu_seconds = json.loads(launched.stdout)
         if returncode != 0:
             stderr.seek(0)
             message = stderr.read().decode(errors="replace").strip()
             print(f"$ {' '.join(cmd)}  (in {cwd}) exited {returncode}", file=sys.stderr)
             print(message[-4000:], file=sys.stderr)
-    return Timing(seconds, usage.ru_maxrss, returncode)
+    return Timing(seconds, maxrss_kib, returncode, cpu_seconds)
 
 
 def fetch_sdist(name: str, version: str) -> Path:
