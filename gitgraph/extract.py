@@ -36,6 +36,9 @@ _MARK_SIBLINGS = {"attribute_item", "decorator", "annotation", "marker_annotatio
 _WRAPPERS = {"decorated_definition", "export_statement", "lexical_declaration",
              "variable_declaration", "expression_statement", "ambient_declaration",
              "type_declaration", "var_declaration"}
+_PLAIN_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_SPACE = re.compile(r"\s+")
+_NOT_A_NAME = re.compile(r"[()\[\]<>{}'\"`!&*]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
 _LAST_NAME = re.compile(r"(\w+)\W*$")
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
@@ -150,7 +153,11 @@ def _nesting(spans: list[tuple[int, int]]) -> int:
 
 def normalise(text: str) -> str:
     """A callee as written → "f", "mod.f", "self.m", "super.m" or "?.m" (unknown receiver)."""
-    text = re.sub(r"\s+", "", text).replace("::", ".").replace("?.", ".").replace("->", ".")
+    if _PLAIN_NAME.fullmatch(text):  # most callees: `f`, `mod.f`, `self.m`
+        if text in ("super", "self", "this") or len(text) > NAME_CHARS:
+            return ""
+        return "self." + text[5:] if text.startswith("this.") else text.strip(".")
+    text = _SPACE.sub("", text).replace("::", ".").replace("?.", ".").replace("->", ".")
     if not text or len(text) > NAME_CHARS:
         return ""
     match = _SUPER_CALL.match(text)
@@ -158,7 +165,7 @@ def normalise(text: str) -> str:
         return "super." + match.group(1)
     if text in ("super", "self", "this"):
         return ""
-    if any(c in text for c in "()[]<>{}'\"`!&*"):
+    if _NOT_A_NAME.search(text):
         last = _LAST_NAME.search(text)
         return "?." + last.group(1) if last and "." in text else ""
     if text.startswith("this."):
