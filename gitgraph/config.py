@@ -23,7 +23,6 @@ def _default_weights() -> dict[str, float]:
         "inherits": 0.9,
         "imports": 0.3,
         "contains": 0.4,
-        "cochange": 0.3,
         # ... and, more weakly, to what the changed code relies on (forward edges)
         "forward": 0.15,
         # seeds by change kind
@@ -47,7 +46,6 @@ class Config:
     max_file_bytes: int = 1_000_000
     budget: int = 2000
     encoding: str = "cl100k_base"
-    cochange_commits: int = 300
     weights: dict[str, float] = field(default_factory=_default_weights)
 
     def wants(self, path: str) -> bool:

@@ -14,7 +14,7 @@ from .model import Extraction, FileEntry, Symbol
 from .resolve import EXTERNAL, Resolver, Tables
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
-EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains", "cochange")
+EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains")
 _TEST_PREFIXES = {
     "python": ("test",),
     "go": ("Test", "Benchmark", "Example", "Fuzz"),

@@ -31,9 +31,9 @@ BODY_CANDIDATES = 40  # impacted nodes offered with their body (a budget holds f
 REACH_DEPTH = 4  # how far (in impact arcs) a test may be from a change to count as reaching it
 _WHY = {
     "calls": "calls", "tests": "tests", "inherits": "subclass of", "imports": "imports",
-    "contains": "contains", "cochange": "changes together with",
+    "contains": "contains",
     "uses:calls": "called by", "uses:tests": "tested by", "uses:inherits": "base of",
-    "uses:imports": "imported by", "uses:contains": "inside", "uses:cochange": "changes with",
+    "uses:imports": "imported by", "uses:contains": "inside",
 }
 
 

@@ -25,7 +25,7 @@ from .resolve import Tables
 
 log = logging.getLogger("gitgraph")
 Edge = tuple[str, str, float]  # (other node, kind, weight)
-KINDS = ("contains", "calls", "imports", "inherits", "tests", "cochange")
+KINDS = ("contains", "calls", "imports", "inherits", "tests")
 _ATTRS = ("kind", "name", "path", "start_line", "end_line", "signature", "test")
 _FORMAT = 1
 
