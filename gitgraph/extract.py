@@ -17,7 +17,7 @@ from .languages import LANGUAGES, query_path
 from .model import Extraction, Import, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"
 MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
 SIGNATURE_CHARS = 240
 NAME_CHARS = 200
@@ -38,6 +38,7 @@ _WRAPPERS = {"decorated_definition", "export_statement", "lexical_declaration",
              "type_declaration", "var_declaration"}
 _PLAIN_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _SPACE = re.compile(r"\s+")
+_STRING_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|\'\'\'|\"|\')|(?:\"\"\"|\'\'\'|\"|\')$")
 _NOT_A_NAME = re.compile(r"[()\[\]<>{}'\"`!&*]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
 _LAST_NAME = re.compile(r"(\w+)\W*$")
@@ -273,7 +274,7 @@ def _doc(node: Any) -> str:
         if string.type == "expression_statement" and string.named_child_count:
             string = string.named_children[0]
         if string.type == "string":
-            return _first_line(_text(string).strip("\"'rRbBuUfF"))
+            return _first_line(_STRING_QUOTES.sub("", _text(string)))
     comment = node.prev_named_sibling
     while True:
         while comment is not None and comment.type in _MARK_SIBLINGS:

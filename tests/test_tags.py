@@ -269,3 +269,9 @@ def test_empty_file() -> None:
     for lang in LANGUAGES:
         result = run(b"", lang)
         assert result.symbols == () and result.refs == () and result.lines == 0
+
+
+def test_docstring_keeps_its_first_letters() -> None:
+    source = b'def f():\n    """Run git."""\n\n\ndef g():\n    rb\'\'\'bytes doc\'\'\'\n'
+    docs = {s.qualname: s.doc for s in extract(source, "python", 10**6).symbols}
+    assert docs == {"f": "Run git.", "g": "bytes doc"}
