@@ -1,4 +1,4 @@
-"""GitHub for the Action: one sticky PR comment over the REST API, job summary, outputs, event SHAs.
+"""GitHub's REST API for the Action: one sticky pull-request comment, updated in place.
 
 The token only ever travels in the `Authorization` header of requests to `api_url` (it is
 not re-sent on redirects, and pagination links to other hosts are refused) and never
@@ -16,11 +16,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from email.message import Message
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from gitgraph import __version__
@@ -30,7 +28,6 @@ DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 DEFAULT_MARKER = "<!-- gitgraph:impact -->"
 MAX_COMMENT_CHARS = 65536  # GitHub answers 422 above this
-MAX_STEP_SUMMARY_BYTES = 1024 * 1024  # per step; GitHub drops larger summaries
 ACTIONS_BOT = "github-actions[bot]"
 MAX_TRIES = 4
 MAX_WAIT_SECONDS = 60.0  # longer waits (an exhausted hourly quota) fail instead of stalling CI
@@ -44,11 +41,8 @@ FORK_HINT = (
 )
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _LINK = re.compile(r'<([^>]*)>\s*;\s*rel="([^"]*)"')
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_OUTPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _NOT_ACCESSIBLE = re.compile(r"not accessible by integration", re.IGNORECASE)
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
-PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
 
 @dataclass(frozen=True)
@@ -58,14 +52,6 @@ class CommentResult:
     url: str
     id: int
     created: bool
-
-
-class EventShas(NamedTuple):
-    """What a pull request workflow compares: base and head commits, and the PR number."""
-
-    base_sha: str
-    head_sha: str
-    pr_number: int | None
 
 
 class GitHubAPIError(GitGraphError):
@@ -402,105 +388,3 @@ def _reset_time(headers: Message) -> str:
     except ValueError:
         return ""
     return time.strftime(" until %H:%M UTC", time.gmtime(reset))
-
-
-# -- Actions runner files -------------------------------------------------------------
-
-
-def write_step_summary(markdown: str, path: str | os.PathLike[str] | None = None) -> bool:
-    """Append `markdown` to the job summary ($GITHUB_STEP_SUMMARY); False outside Actions."""
-    target = path or os.environ.get("GITHUB_STEP_SUMMARY")
-    if not target:
-        return False
-    data = markdown.encode("utf-8")
-    if not markdown.endswith("\n"):
-        data += b"\n"
-    try:
-        current = Path(target).stat().st_size
-    except FileNotFoundError:
-        current = 0
-    if current + len(data) > MAX_STEP_SUMMARY_BYTES:
-        raise GitGraphError(
-            f"job summary would be {current + len(data)} bytes, GitHub allows "
-            f"{MAX_STEP_SUMMARY_BYTES} per step (lower the token budget)"
-        )
-    with open(target, "ab") as handle:
-        handle.write(data)
-    return True
-
-
-def set_output(name: str, value: str, path: str | os.PathLike[str] | None = None) -> bool:
-    """Append a step output to $GITHUB_OUTPUT (heredoc form when multi-line); False outside."""
-    target = path or os.environ.get("GITHUB_OUTPUT")
-    if not target:
-        return False
-    if not _OUTPUT_NAME.fullmatch(name):
-        raise GitGraphError(f"invalid step output name {name!r} (letters, digits, _ and -)")
-    if "\n" in value or "\r" in value:
-        delimiter = f"ghadelimiter_{uuid.uuid4()}"
-        while delimiter in value:  # pragma: no cover - a uuid collision
-            delimiter = f"ghadelimiter_{uuid.uuid4()}"
-        record = f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
-    else:
-        record = f"{name}={value}\n"
-    with open(target, "a", encoding="utf-8", newline="") as handle:
-        handle.write(record)
-    return True
-
-
-def event_shas(
-    event_path: str | os.PathLike[str] | None = None,
-    *,
-    event_name: str | None = None,
-    base_sha: str | None = None,
-    head_sha: str | None = None,
-) -> EventShas:
-    """Base/head SHAs and PR number from $GITHUB_EVENT_PATH; explicit SHAs win when both given.
-
-    On `pull_request` GITHUB_SHA is a test merge commit, so the event payload is the source.
-    """
-    name = event_name if event_name is not None else os.environ.get("GITHUB_EVENT_NAME")
-    path = event_path or os.environ.get("GITHUB_EVENT_PATH")
-    payload = _load_event(Path(path)) if path else {}
-    if name is None and "pull_request" in payload:
-        name = "pull_request"
-    pull = payload.get("pull_request") if name in PULL_REQUEST_EVENTS else None
-    number = payload.get("number") if isinstance(pull, dict) else None
-    if isinstance(pull, dict) and not isinstance(number, int):
-        number = pull.get("number")
-    pr_number = number if isinstance(number, int) and not isinstance(number, bool) else None
-    if base_sha and head_sha:
-        return EventShas(_sha(base_sha, "base"), _sha(head_sha, "head"), pr_number)
-    if not isinstance(pull, dict):
-        raise GitGraphError(
-            f"event `{name or 'unknown'}` is not a pull request (run on `pull_request`, "
-            "or give both the base and head commits)"
-        )
-    base = base_sha or _dig(pull, "base", "sha")
-    head = head_sha or _dig(pull, "head", "sha")
-    return EventShas(_sha(base, "base"), _sha(head, "head"), pr_number)
-
-
-def _load_event(path: Path) -> dict[str, Any]:
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GitGraphError(f"event file {path} not found (check GITHUB_EVENT_PATH)") from None
-    except (OSError, ValueError) as error:
-        raise GitGraphError(f"cannot read event file {path}: {error}") from None
-    if not isinstance(payload, dict):
-        raise GitGraphError(f"event file {path} is not a JSON object")
-    return payload
-
-
-def _dig(node: Mapping[str, Any], *keys: str) -> str:
-    value: Any = node
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value if isinstance(value, str) else ""
-
-
-def _sha(value: str, side: str) -> str:
-    if not _SHA.fullmatch(value):
-        raise GitGraphError(f"{side} commit {value!r} is not a full SHA (pass a 40-hex commit id)")
-    return value

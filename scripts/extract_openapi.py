@@ -4,8 +4,8 @@ Usage:
     npm pack @octokit/openapi && tar xzf octokit-openapi-*.tgz
     python scripts/extract_openapi.py package/generated/api.github.com.json
 
-Writes tests/data/github/openapi-subset.json: the operations below, the `pull_request`
-`opened` webhook payload schema, and every component they reach through `$ref`, with the
+Writes tests/data/github/openapi-subset.json: the operations below, the webhook payload
+schemas the Action's events carry, and every component they reach through `$ref`, with the
 annotations that never change a validation result (descriptions, examples, docs links)
 removed so the fixture stays small. The package version is recorded under `x-source`.
 Re-run it when the package moves and review the diff: it is GitHub's contract changing.
@@ -26,8 +26,11 @@ OPERATIONS: tuple[tuple[str, str], ...] = (
     ("/repos/{owner}/{repo}/issues/comments/{comment_id}", "patch"),
     ("/user", "get"),
 )
-# The payload in $GITHUB_EVENT_PATH for `on: pull_request` (types: opened) is this webhook body.
-WEBHOOKS: tuple[str, ...] = ("pull-request-opened",)
+# The payload in $GITHUB_EVENT_PATH is the webhook body: `on: pull_request` (types opened and
+# synchronize) for the Action's comment job, `on: workflow_run` (completed) for the job that
+# posts a fork's comment.
+WEBHOOKS: tuple[str, ...] = ("pull-request-opened", "pull-request-synchronize",
+                             "workflow-run-completed")
 
 # Keywords that are annotations only: dropping them changes no validation result.
 ANNOTATIONS = frozenset(

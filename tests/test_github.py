@@ -13,18 +13,15 @@ from pathlib import Path
 import pytest
 from jsonschema.exceptions import ValidationError
 
+from gitgraph.actions import MAX_STEP_SUMMARY_BYTES, event_shas, set_output, write_step_summary
 from gitgraph.errors import GitGraphError
 from gitgraph.github import (
     ACTIONS_BOT,
     DEFAULT_MARKER,
     MAX_COMMENT_CHARS,
-    MAX_STEP_SUMMARY_BYTES,
     CommentResult,
     GitHubAPIError,
     GitHubClient,
-    event_shas,
-    set_output,
-    write_step_summary,
 )
 
 try:  # tests/ may or may not become a package; the helper is found either way
