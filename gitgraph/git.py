@@ -227,18 +227,29 @@ def worktree_differs(root: Path, path: str) -> bool:
     return bool(run(root, "diff-files", "--name-only", "-z", "--", path).strip(b"\0"))
 
 
+_SEQUENCER_STATE = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "SQUASH_MSG",
+                    "rebase-merge", "rebase-apply")
+_MERGING_ACTIONS = ("merge", "pull", "cherry-pick", "revert", "rebase")
+
+
+def merge_in_progress(root: Path) -> bool:
+    """A merge (squashed too), cherry-pick, revert or rebase is being committed, so the
+    index may hold files git merged as text. Git's state files say so, except in the
+    pre-merge-commit hook, which runs before MERGE_HEAD exists: GIT_REFLOG_ACTION does."""
+    if os.environ.get("GIT_REFLOG_ACTION", "").split(" ", 1)[0] in _MERGING_ACTIONS:
+        return True
+    directory = git_dir(root)
+    return any((directory / name).exists() for name in _SEQUENCER_STATE)
+
+
+def in_automatic_merge(root: Path) -> bool:
+    """Inside the pre-merge-commit hook of a `git merge` that commits by itself: its tree is
+    already written, so what the hook stages is not committed (the merge must stop)."""
+    if os.environ.get("GIT_REFLOG_ACTION", "").split(" ", 1)[0] not in ("merge", "pull"):
+        return False
+    return not (git_dir(root) / "MERGE_HEAD").exists()
+
+
 def config_set(root: Path, key: str, value: str) -> None:
     """`git config KEY VALUE` in the repository's own config (shared by its worktrees)."""
     run(root, "config", "--local", key, value)
-
-
-def log_changed_files(root: Path, commit: str, limit: int) -> list[tuple[str, list[str]]]:
-    """(commit, changed paths) for the last `limit` non-merge commits before `commit`."""
-    out = run(root, "log", "-z", "--no-merges", "--name-only", "--format=%x01%H",
-              f"-n{limit}", commit, "--", check=False)
-    history: list[tuple[str, list[str]]] = []
-    for chunk in out.split(b"\x01")[1:]:
-        head, _, names = chunk.partition(b"\n")
-        paths = [os.fsdecode(p.strip(b"\n")) for p in names.split(b"\0") if p.strip(b"\n")]
-        history.append((head.decode().strip(), paths))
-    return history

@@ -31,7 +31,9 @@ def interface(extraction: Extraction) -> Hashable:
     """What other files' resolution reads from a file."""
     return (
         tuple(sorted((s.qualname, s.kind) for s in extraction.symbols)),
-        extraction.imports,
+        # without line numbers: resolution never reads them, and an edit above a
+        # function-level import would otherwise count as an interface change
+        tuple((i.module, i.name, i.alias) for i in extraction.imports),
         tuple(sorted((r.name, r.scope) for r in extraction.refs if r.kind == "inherit")),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from gitgraph import config as config_mod
 from gitgraph import git, incremental, store
@@ -57,8 +58,23 @@ def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> in
     return 0
 
 
+class Refreshed(NamedTuple):
+    """What `refresh` did to graph.json (the pre-commit hook's `--no-stage` mode needs it)."""
+
+    root: Path  # the work tree's top directory
+    graph: str  # repo-relative path of graph.json
+    written: bool  # the file was rewritten
+    tracked: bool  # the described tree (the index, when staged) already held graph.json
+
+
 def update(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> int:
     """Bring graph.json up to date: nothing when it is; spliced when only bodies changed."""
+    refresh(cwd=cwd, staged=staged, stage=stage, quiet=quiet)
+    return 0
+
+
+def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
+    """`update`'s work, saying whether graph.json was rewritten and whether git tracks it."""
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     path = root / config.graph
@@ -67,16 +83,20 @@ def update(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> int:
         tree = snapshot(root, staged=staged)
         files = source_files(tree, config, Report())
         written = False
-        if _stale(path, files, config) is not None:
-            payload = _spliced(root, path, files, config)
+        # A text merge leaves a file table that matches the tree, but links between files
+        # of the two sides may be missing or dangling: while one is committed, rebuild.
+        merging = git.merge_in_progress(root)
+        if _stale(path, files, config) is not None or merging:
+            payload = None if merging else _spliced(root, path, files, config)
             if payload is None:
                 payload = _full(root, tree, config, quiet)
             elif not quiet:
                 print("gitgraph: updated graph.json incrementally", file=sys.stderr)
             written = _write_if_changed(path, payload)
-        if stage and (written or _unstaged(root, config.graph)):
+        tracked = any(e.path == config.graph for e in tree.entries)
+        if stage and (written or _unstaged(root, config.graph, tracked)):
             git.stage_file(root, config.graph)
-    return 0
+    return Refreshed(root, config.graph, written, tracked)
 
 
 def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config) -> bytes | None:
@@ -90,11 +110,10 @@ def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config) -> 
     return store.dumps(patched) if patched is not None else None
 
 
-def _unstaged(root: Path, graph: str) -> bool:
-    """graph.json differs from its staged copy (or is not staged yet)."""
-    staged = {e.path: e.blob for e in git.ls_index(root)}.get(graph)
-    current = git.hash_files(root, [graph]).get(graph) if (root / graph).exists() else None
-    return staged != current
+def _unstaged(root: Path, graph: str, tracked: bool) -> bool:
+    """graph.json differs from its staged copy (or is not staged yet). Judged by the index's
+    stat data, not by hashing the file: a touched but unchanged file is staged again."""
+    return not tracked or git.worktree_differs(root, graph)
 
 
 def _stale(path: Path, files: list[FileEntry], config: Config) -> list[str] | None:
