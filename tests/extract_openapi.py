@@ -2,7 +2,7 @@
 
 Usage:
     npm pack @octokit/openapi && tar xzf octokit-openapi-*.tgz
-    python scripts/extract_openapi.py package/generated/api.github.com.json
+    python tests/extract_openapi.py package/generated/api.github.com.json
 
 Writes tests/data/github/openapi-subset.json: the operations below, the webhook payload
 schemas the Action's events carry, and every component they reach through `$ref`, with the
@@ -107,7 +107,7 @@ def extract(document: dict[str, Any], version: str) -> dict[str, Any]:
             "package": "@octokit/openapi",
             "version": version,
             "file": "generated/api.github.com.json",
-            "script": "scripts/extract_openapi.py",
+            "script": "tests/extract_openapi.py",
         },
         "paths": paths,
         "x-webhooks": webhooks,

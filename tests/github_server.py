@@ -3,7 +3,7 @@
 `FakeGitHub` serves the endpoints gitgraph/github.py uses on 127.0.0.1 (port 0, in a
 thread). Every request it receives and every response it sends is checked against
 tests/data/github/openapi-subset.json (cut from `@octokit/openapi` by
-scripts/extract_openapi.py); a mismatch is recorded in `violations`, and the test fixture
+tests/extract_openapi.py); a mismatch is recorded in `violations`, and the test fixture
 fails when that list is not empty. So a test passes only if both the client's requests and
 this server's answers are what GitHub documents.
 """

@@ -30,7 +30,7 @@ ACTION_FILE = ROOT / "action.yml"
 ACTION: dict[str, Any] = yaml.safe_load(ACTION_FILE.read_text(encoding="utf-8"))
 STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
 WORKFLOWS = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
-SCRIPTS = sorted((ROOT / "action").glob("*.sh"))
+SCRIPTS = sorted((ROOT / "gitgraph" / "action").glob("*.sh"))
 BIN = Path(sys.executable).parent
 ACTIONLINT = shutil.which("actionlint", path=str(BIN)) or shutil.which("actionlint")
 SHELLCHECK = shutil.which("shellcheck", path=str(BIN)) or shutil.which("shellcheck")
@@ -116,7 +116,7 @@ def test_the_token_only_reaches_steps_that_talk_to_github() -> None:
 
 
 def test_install_keeps_the_real_path() -> None:
-    install = (ROOT / "action" / "install.sh").read_text()
+    install = (ROOT / "gitgraph" / "action" / "install.sh").read_text()
     assert '-m venv "$venv"' in install and '"$GITHUB_ACTION_PATH"' in install
     assert "PIP_CACHE_DIR" in install
 
