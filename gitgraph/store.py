@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import glob
 import json
 import mmap
 import os
@@ -114,6 +115,7 @@ def _records(lines: list[str]) -> list[str]:
 
 def write_atomic(path: Path, payload: bytes) -> None:
     """Replace `path` with `payload`: temp file in the same directory, fsync, rename."""
+    _remove_orphans(path)
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +140,29 @@ def write_atomic(path: Path, payload: bytes) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def _remove_orphans(path: Path) -> None:
+    """Temp files left by writers that were killed (their pid is gone): never committed."""
+    try:
+        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return
+    for tmp in candidates:
+        pid = tmp.name[len(path.name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -163,3 +164,16 @@ def test_graph_json_is_old_or_new_whenever_the_writer_is_killed(
     monkeypatch.setenv("GIT_INDEX_FILE", indexes[1])
     refresh(cwd=repo.path, staged=True, stage=False, quiet=True)
     assert (repo.path / GRAPH).read_bytes() == new
+
+
+def test_orphaned_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    graph = tmp_path / "graph.json"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = tmp_path / f".graph.json.{dead.pid}.abcd1234.tmp"
+    orphan.write_bytes(b"torn")
+    live = tmp_path / f".graph.json.{os.getpid()}.abcd1234.tmp"  # a writer still running
+    live.write_bytes(b"in progress")
+    store.write_atomic(graph, b"{}\n")
+    assert graph.read_bytes() == b"{}\n"
+    assert not orphan.exists() and live.exists()
