@@ -96,9 +96,10 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
         return costs[key]
 
     def fits(c: Candidate, resolution: str, text: str, room: int) -> int | None:
-        """The cost when it fits in `room`; the code alone is a cheap lower bound."""
-        # No token of cl100k/o200k is longer than a few dozen characters on source code.
-        if text and (len(text) > room * 40 or count(text) > room):
+        """The cost when it fits in `room`."""
+        # No token of cl100k/o200k is longer than a few dozen characters on source code, so
+        # a text this long cannot fit: skip tokenising it at all.
+        if len(text) > room * 40:
             return None
         need = cost(c, resolution, text)
         return need if need <= room else None
@@ -131,7 +132,8 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
                 break
         if not placed:
             omitted_nodes += 1
-            omitted_tokens += count(c.options[0][1]) or costs.get((c.node["id"], "line"), 0)
+            # an estimate (about four characters a token): rendering each would cost more
+            omitted_tokens += cost(c, *c.options[-1]) + len(c.options[0][1]) // 4
     omitted_nodes += max(len(impacted) - MAX_CANDIDATES, 0)
     return _exact(base, chosen, edges, render, count, omitted_nodes, omitted_tokens)
 
