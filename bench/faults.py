@@ -20,7 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,8 @@ TRUTH_DIR = CACHE_DIR / "impact_truth"
 
 FAULT_LINE = 'raise RuntimeError("gitgraph-fault")'
 SEED = 20240601
-TRUTH_FORMAT = 1  # bump when the meaning of a cached truth record changes
+TRUTH_FORMAT = 2  # bump when the meaning of a cached truth record changes
+BREAKS_IMPORT = 0.5  # a fault that leaves fewer than this share of tests collected
 
 # Test dependencies, pinned so the ground truth is the same on every machine.
 PYTEST = "pytest==9.2.0"
@@ -106,6 +108,11 @@ def pytest_collectreport(report):
         _out.write(json.dumps(report.nodeid) + "\\n")
         _out.flush()
 
+def pytest_collection_finish(session):
+    if os.environ.get("GITGRAPH_BENCH_COLLECTED"):
+        with open(os.environ["GITGRAPH_BENCH_COLLECTED"], "w", encoding="utf-8") as out:
+            json.dump([item.nodeid for item in session.items], out)
+
 def pytest_terminal_summary(terminalreporter):
     _out.write(json.dumps("<collected:%d>" % terminalreporter._numcollected) + "\\n")
     _out.flush()
@@ -123,10 +130,17 @@ class Site:
     end_line: int
     body_start: int  # first line replaced (after the docstring)
     indent: str
+    shared: bool = False  # another def in the file has the same qualname (overload, setter)
+
+    @property
+    def node(self) -> str:
+        """The gitgraph node id of the function."""
+        return f"{self.path}::{self.qualname}"
 
     @property
     def key(self) -> str:
-        return f"{self.path}::{self.qualname}"
+        """Unique within the package: the node id, plus the line when the name is shared."""
+        return f"{self.node}@{self.def_line}" if self.shared else self.node
 
 
 @dataclass(frozen=True)
@@ -209,14 +223,43 @@ def _plugin_path() -> Path:
     return PLUGIN_DIR
 
 
+@dataclass(frozen=True)
 class SuiteRun:
-    """One full run of a package's tests: the failed ids, the collected count, the time."""
+    """One full run of a package's tests: the failed ids, what was collected, the time."""
 
-    def __init__(self, failed: list[str], collected: int, seconds: float, timed_out: bool):
-        self.failed = failed
-        self.collected = collected
-        self.seconds = seconds
-        self.timed_out = timed_out
+    failed: list[str]
+    collected: int
+    seconds: float
+    timed_out: bool
+    collected_ids: list[str]
+
+
+def _config_args(repo: Path) -> list[str]:
+    """Pin pytest's rootdir to the repo; without a config of its own, give it an empty one.
+
+    Otherwise pytest keeps looking upwards and adopts the gitgraph checkout (whose
+    pyproject.toml configures pytest) as rootdir: node ids would start with bench/.cache/...
+    """
+    own = (
+        (repo / "pytest.ini").is_file()
+        or (repo / ".pytest.ini").is_file()
+        or _mentions(repo / "pyproject.toml", "[tool.pytest")
+        or _mentions(repo / "tox.ini", "[pytest]")
+        or _mentions(repo / "setup.cfg", "[tool:pytest]")
+    )
+    if own:
+        return [f"--rootdir={repo}"]
+    empty = _plugin_path() / "pytest.ini"
+    if not empty.exists():
+        empty.write_text("[pytest]\n")
+    return [f"--rootdir={repo}", "-c", str(empty)]
+
+
+def _mentions(path: Path, text: str) -> bool:
+    try:
+        return text in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def run_suite(
@@ -225,9 +268,11 @@ def run_suite(
     """Run the whole suite (no -x), optionally under coverage; collect failing node ids."""
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", delete=False) as out:
         failed_file = Path(out.name)
+    collected_file = failed_file.with_suffix(".collected.json")
     env = {
         **bench_env(),
         "GITGRAPH_BENCH_FAILED": str(failed_file),
+        "GITGRAPH_BENCH_COLLECTED": str(collected_file),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
         "PYTHONPATH": str(_plugin_path()),
@@ -246,6 +291,7 @@ def run_suite(
         "--continue-on-collection-errors",
         "-W",
         "ignore::pytest.PytestUnraisableExceptionWarning",
+        *_config_args(repo),
         *package.pytest_args,
         *package.tests,
     ]
@@ -287,6 +333,10 @@ def run_suite(
         elif item not in failed:
             failed.append(item)
     failed_file.unlink()
+    collected_ids: list[str] = []
+    if collected_file.exists():
+        collected_ids = json.loads(collected_file.read_text(encoding="utf-8"))
+        collected_file.unlink()
     if coverage_json is not None and not timed_out:
         subprocess.run(
             [
@@ -305,7 +355,7 @@ def run_suite(
             stdout=subprocess.DEVNULL,
         )
         data_file.unlink(missing_ok=True)
-    return SuiteRun(failed, collected, seconds, timed_out)
+    return SuiteRun(failed, collected, seconds, timed_out, collected_ids)
 
 
 # -- fault sites ---------------------------------------------------------------------------------
@@ -327,18 +377,21 @@ def sites_in(path: str, source: str) -> list[Site]:
     tree = ast.parse(source)
     lines = source.splitlines()
     found: list[Site] = []
+    defined: dict[str, int] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.")
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                site = _site(path, f"{prefix}{node.name}", node, lines)
+                qualname = f"{prefix}{node.name}"
+                defined[qualname] = defined.get(qualname, 0) + 1
+                site = _site(path, qualname, node, lines)
                 if site is not None:
                     found.append(site)
 
     visit(tree.body, "")
-    return found
+    return [replace(s, shared=defined[s.qualname] > 1) for s in found]
 
 
 def _site(
@@ -424,6 +477,8 @@ class Truth:
     candidates: list[Site]  # exercised sites, in the seeded order faults are tried
     faults: list[Fault]
     tried: dict[str, dict[str, Any]]  # site key → record (status, failed, seconds)
+    outcomes: dict[str, int]  # of the faults tried in order: kept, breaks import, ...
+    collected_ids: frozenset[str]  # every test the unmodified suite collects (normalised)
 
 
 def _truth_path(package: Package) -> Path:
@@ -468,6 +523,7 @@ def ground_truth(package: Package, faults: int, log: Any = print) -> Truth:
             "failed": base.failed,
             "seconds": base.seconds,
             "collected": base.collected,
+            "ids": sorted({normalise_test(t) for t in base.collected_ids}),
         }
         _save_cache(package, cache)
     if "exercised" not in cache:
@@ -497,6 +553,7 @@ def ground_truth(package: Package, faults: int, log: Any = print) -> Truth:
     pre_existing = {normalise_test(t) for t in baseline["failed"]}
     timeout = max(120.0, 10 * baseline["seconds"])
     kept: list[Fault] = []
+    outcomes: dict[str, int] = {}
     for site in candidates:
         if len(kept) >= faults:
             break
@@ -510,9 +567,9 @@ def ground_truth(package: Package, faults: int, log: Any = print) -> Truth:
                 f"{package.key}: {site.key}: {record['status']}, "
                 f"{len(record['failed'])} failing, {record['seconds']:.1f} s"
             )
-        failed = sorted({normalise_test(t) for t in record["failed"]} - pre_existing)
-        failed = [t for t in failed if "::" in t]  # a file that failed to collect is no test
-        if record["status"] == "ok" and failed:
+        outcome, failed = fault_failures(record, baseline, pre_existing)
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        if outcome == "kept":
             kept.append(Fault(site, tuple(failed)))
     reset(repo)
     return Truth(
@@ -524,7 +581,32 @@ def ground_truth(package: Package, faults: int, log: Any = print) -> Truth:
         candidates,
         kept,
         tried,
+        outcomes,
+        frozenset(baseline["ids"]),
     )
+
+
+def fault_failures(
+    record: dict[str, Any], baseline: dict[str, Any], pre_existing: set[str]
+) -> tuple[str, list[str]]:
+    """Whether a fault is kept, and the tests it breaks (pre-existing failures excluded).
+
+    A test file that no longer collects counts as all of its (baseline) tests failing; a fault
+    that stops most of the suite from collecting breaks the package's import, which says
+    nothing about impact (every test fails), so it is dropped.
+    """
+    if record["status"] != "ok":
+        return record["status"], []
+    if record["collected"] < BREAKS_IMPORT * baseline["collected"]:
+        return "breaks import", []
+    failed: set[str] = set()
+    for test in (normalise_test(t) for t in record["failed"]):
+        if "::" in test:
+            failed.add(test)
+        else:
+            failed.update(t for t in baseline["ids"] if t.startswith((test + "::", test + "/")))
+    failed -= pre_existing
+    return ("kept" if failed else "no failing test"), sorted(failed)
 
 
 def _try_fault(
@@ -543,3 +625,37 @@ def _try_fault(
         "seconds": round(run.seconds, 2),
         "collected": run.collected,
     }
+
+
+def inherited_tests(repo: Path, tests: Iterable[str]) -> set[str]:
+    """The test ids whose method the named class inherits (a mixin's, a base test class's).
+
+    pytest runs `Base.test_x` again as `Sub::test_x` for each subclass; a tool that only knows
+    where functions are defined can never name those ids.
+    """
+    defined: dict[str, set[str] | None] = {}
+    found: set[str] = set()
+    for test in tests:
+        path, _, rest = test.partition("::")
+        if path not in defined:
+            defined[path] = _defined_tests(repo / path)
+        names = defined[path]
+        if names is not None and "::" in rest and rest not in names:
+            found.add(test)
+    return found
+
+
+def _defined_tests(path: Path) -> set[str] | None:
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names.update(
+                f"{node.name}::{item.name}"
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            )
+    return names

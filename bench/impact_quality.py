@@ -23,11 +23,20 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from baselines import changed_files_only, import_bfs
 from common import bench_env, git
-from faults import PACKAGES, Fault, Truth, ground_truth, inject, normalise_test, reset
+from faults import (
+    PACKAGES,
+    Fault,
+    Truth,
+    ground_truth,
+    inherited_tests,
+    inject,
+    normalise_test,
+    reset,
+)
 
 from gitgraph import tokens
 
@@ -107,10 +116,11 @@ def evaluate_fault(
         )
         lines = faulty.splitlines()
         changed_text = "\n".join(lines[site.def_line - 1 : site.body_start])
-        spans = {site.key: (site.path, site.def_line, site.body_start)}
+        spans = {site.node: (site.path, site.def_line, site.body_start)}
         record: dict[str, Any] = {
             "package": truth.package.key,
             "fault": site.key,
+            "node": site.node,
             "failed": list(fault.failed),
             "failed_files": sorted(fault.failed_files),
             "changed_files": changed,
@@ -119,8 +129,10 @@ def evaluate_fault(
             "budgets": {},
         }
         tests_run = gitgraph(repo, "diff", "HEAD~1", "--tests")
+        listed = [line for line in tests_run.stdout.splitlines() if line.strip()]
         record["tests_cmd"] = {
-            "tests": [line for line in tests_run.stdout.splitlines() if line.strip()],
+            "tests": listed,
+            "not_collected": [t for t in listed if normalise_test(t) not in truth.collected_ids],
             "seconds": tests_run.seconds,
             "returncode": tests_run.returncode,
             "stderr": tests_run.stderr[-2000:],
@@ -191,6 +203,7 @@ class Score:
 
     file_recall: float
     fn_recall: float
+    capped: float | None  # found / min(failing, returned): how good the list it had room for is
     mrr: float
     hit: float
     precision: float | None
@@ -204,11 +217,21 @@ def _file_of(test: str) -> str:
     return test.partition("::")[0]
 
 
-def _rank_metrics(returned: list[str], failed: set[str]) -> tuple[float, float, float]:
+class RankMetrics(NamedTuple):
+    """How a ranked list of test ids covers the failing tests."""
+
+    recall: float
+    capped: float  # recall against min(failing, returned): a short list is not penalised
+    mrr: float
+    hit: float  # 1.0 when at least one failing test is listed
+
+
+def _rank_metrics(returned: list[str], failed: set[str]) -> RankMetrics:
     found = failed.intersection(returned)
     recall = len(found) / len(failed) if failed else 0.0
+    room = min(len(failed), len(returned))
     mrr = next((1.0 / rank for rank, t in enumerate(returned, 1) if t in failed), 0.0)
-    return recall, mrr, 1.0 if found else 0.0
+    return RankMetrics(recall, len(found) / room if room else 0.0, mrr, 1.0 if found else 0.0)
 
 
 def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
@@ -217,13 +240,13 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
     failed = set(record["failed"])
     failed_files = set(record["failed_files"])
     relevant_files = failed_files | set(record["changed_files"])
-    fault_node = record["fault"]
+    fault_node = record["node"]
     fits = record["changed_body_tokens"] <= budget * BODY_SHARE
 
     tests = _dedupe(normalise_test(t) for t in entry["tests"])
     nodes = entry["nodes"]
     seen_files = {n["path"] for n in nodes} | {_file_of(t) for t in tests}
-    recall, mrr, hit = _rank_metrics(tests, failed)
+    ranked = _rank_metrics(tests, failed)
     shown = any(
         n["id"] == fault_node and n["changed"] and n["resolution"] in ("body", "hunk")
         for n in nodes
@@ -232,9 +255,10 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
     scores = {
         "gitgraph": Score(
             file_recall=len(failed_files & seen_files) / len(failed_files),
-            fn_recall=recall,
-            mrr=mrr,
-            hit=hit,
+            fn_recall=ranked.recall,
+            capped=ranked.capped,
+            mrr=ranked.mrr,
+            hit=ranked.hit,
             precision=(
                 sum(n["path"] in relevant_files for n in nodes) / len(nodes) if nodes else 0.0
             ),
@@ -248,6 +272,7 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
     scores["changed files"] = Score(
         file_recall=len(failed_files & set(plain["files"])) / len(failed_files),
         fn_recall=0.0,
+        capped=None,
         mrr=0.0,
         hit=0.0,
         precision=1.0 if plain["files"] else 0.0,
@@ -258,12 +283,13 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
     )
     bfs = entry["import_bfs"]
     bfs_tests = [normalise_test(t) for t in bfs["tests"]]
-    recall, mrr, hit = _rank_metrics(bfs_tests, failed)
+    ranked = _rank_metrics(bfs_tests, failed)
     scores["import BFS"] = Score(
         file_recall=len(failed_files & set(bfs["files"])) / len(failed_files),
-        fn_recall=recall,
-        mrr=mrr,
-        hit=hit,
+        fn_recall=ranked.recall,
+        capped=ranked.capped,
+        mrr=ranked.mrr,
+        hit=ranked.hit,
         precision=(
             sum(_file_of(t) in relevant_files for t in bfs_tests) / len(bfs_tests)
             if bfs_tests
@@ -277,13 +303,26 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
     return scores
 
 
-def tests_cmd_score(record: dict[str, Any]) -> tuple[float, float | None, float, float, int]:
-    """`--tests`: recall, precision (None when empty), MRR, hit, how many ids."""
+class TestsScore(NamedTuple):
+    """`gitgraph diff --tests` on one fault."""
+
+    recall: float
+    precision: float | None  # None when it lists nothing
+    mrr: float
+    hit: float
+    listed: int
+    runnable: float | None  # share of the listed ids that pytest collects
+
+
+def tests_cmd_score(record: dict[str, Any]) -> TestsScore:
+    """Score the `--tests` list of one fault."""
     returned = _dedupe(normalise_test(t) for t in record["tests_cmd"]["tests"])
     failed = set(record["failed"])
-    recall, mrr, hit = _rank_metrics(returned, failed)
+    ranked = _rank_metrics(returned, failed)
     precision = len(failed.intersection(returned)) / len(returned) if returned else None
-    return recall, precision, mrr, hit, len(returned)
+    stray = set(record["tests_cmd"]["not_collected"])
+    runnable = sum(t not in stray for t in returned) / len(returned) if returned else None
+    return TestsScore(ranked.recall, precision, ranked.mrr, ranked.hit, len(returned), runnable)
 
 
 # -- tables --------------------------------------------------------------------------------------
@@ -312,6 +351,7 @@ SUMMARY_HEADER = (
     "system",
     "test-file recall",
     "test-fn recall",
+    "test-fn recall (capped)",
     "MRR",
     "≥1 failing test",
     "precision",
@@ -330,6 +370,7 @@ def summary_row(name: str, scores: list[Score]) -> list[str]:
         name,
         _fmt(_mean(s.file_recall for s in scores)),
         _fmt(_mean(s.fn_recall for s in scores)),
+        _fmt(_mean(s.capped for s in scores)),
         _fmt(_mean(s.mrr for s in scores)),
         _pct(_mean(s.hit for s in scores)),
         _fmt(_mean(s.precision for s in scores)),
@@ -347,63 +388,91 @@ def report(
     out: Callable[[str], None] = print,
 ) -> None:
     """Print every table."""
+    scores = {b: [score(r, b) for r in records] for b in budgets}
     out("## Ground truth\n")
+    out(truth_table(truths))
+    for budget in budgets:
+        out(f"\n## Budget {budget} tokens ({len(records)} faults)\n")
+        rows = [summary_row(name, [s[name] for s in scores[budget]]) for name in SYSTEMS]
+        out(_table(SUMMARY_HEADER, rows))
+    keys = [t.package.key for t in truths]
+    out("\n## gitgraph per package\n")
+    out(package_table(keys, records, budgets))
+    out("\n## gitgraph diff --tests (every impacted test, no budget)\n")
+    out(tests_table(keys, records))
+    out("\n## Tokens against the naive context (git diff + full text of touched files)\n")
+    out(naive_table(keys, records, budgets))
+    if TARGET_BUDGET in budgets and records:
+        out(f"\n## Targets at {TARGET_BUDGET} tokens (gitgraph)\n")
+        out(targets_table([s["gitgraph"] for s in scores[TARGET_BUDGET]]))
+        out(f"\n## Worst misses at {TARGET_BUDGET} tokens (gitgraph)\n")
+        out(misses_table(truths, records))
+    errors = [(r, b) for r in records for b in budgets if "error" in r["budgets"][str(b)]]
+    if errors:
+        record, budget = errors[0]
+        message = record["budgets"][str(budget)]["error"][:300]
+        out(
+            f"\n{len(errors)} gitgraph runs printed no JSON, e.g. {record['fault']} at "
+            f"-b {budget}: {message}"
+        )
+
+
+def truth_table(truths: list[Truth]) -> str:
+    """What each package's ground truth holds."""
     rows = []
     for truth in truths:
         sizes = [len(f.failed) for f in truth.faults]
-        ok = [r for r in truth.tried.values() if r["status"] == "ok"]
+        inherited = sum(len(inherited_tests(truth.repo, f.failed)) for f in truth.faults)
+        dropped = ", ".join(
+            f"{n} {what}" for what, n in sorted(truth.outcomes.items()) if what != "kept"
+        )
         rows.append(
             [
                 truth.package.key,
                 str(truth.collected),
                 str(len(truth.baseline_failed)),
                 str(len(truth.candidates)),
-                str(len(ok)),
+                str(sum(truth.outcomes.values())),
                 str(len(truth.faults)),
+                dropped or "–",
                 f"{statistics.median(sizes):.0f}" if sizes else "–",
                 f"{max(sizes)}" if sizes else "–",
+                _pct(inherited / sum(sizes) if sizes else None),
                 f"{truth.baseline_seconds:.1f}",
                 truth.package.note or "",
             ]
         )
-    out(
-        _table(
-            (
-                "package",
-                "tests",
-                "pre-existing failures (excluded)",
-                "exercised sites",
-                "faults run",
-                "faults kept",
-                "failing tests/fault (median)",
-                "max",
-                "suite s",
-                "note",
-            ),
-            rows,
-        )
+    header = (
+        "package",
+        "tests",
+        "pre-existing failures (excluded)",
+        "exercised sites",
+        "faults tried",
+        "kept",
+        "dropped",
+        "failing tests/fault (median)",
+        "max",
+        "inherited test ids",
+        "suite s",
+        "note",
     )
-    by_budget = {b: [score(r, b) for r in records] for b in budgets}
-    for budget in budgets:
-        out(f"\n## Budget {budget} tokens ({len(records)} faults)\n")
-        out(
-            _table(
-                SUMMARY_HEADER,
-                [summary_row(name, [s[name] for s in by_budget[budget]]) for name in SYSTEMS],
-            )
-        )
-    out("\n## gitgraph per package\n")
+    return _table(header, rows)
+
+
+def package_table(keys: list[str], records: list[dict[str, Any]], budgets: Sequence[int]) -> str:
+    """gitgraph's row of the summary, per package and budget."""
     rows = []
     for budget in budgets:
-        for truth in truths:
-            mine = [
-                score(r, budget)["gitgraph"] for r in records if r["package"] == truth.package.key
-            ]
-            rows.append([str(budget), *summary_row(truth.package.key, mine)])
-    out(_table(("budget", "package", *SUMMARY_HEADER[1:]), rows))
-    out("\n## gitgraph diff --tests (every impacted test, no budget)\n")
+        for key in keys:
+            mine = [score(r, budget)["gitgraph"] for r in records if r["package"] == key]
+            rows.append([str(budget), *summary_row(key, mine)])
+    return _table(("budget", "package", *SUMMARY_HEADER[1:]), rows)
+
+
+def tests_table(keys: list[str], records: list[dict[str, Any]]) -> str:
+    """`gitgraph diff --tests` per package."""
     rows = []
-    for key in [t.package.key for t in truths] + ["all"]:
+    for key in [*keys, "all"]:
         mine = [r for r in records if key in ("all", r["package"])]
         if not mine:
             continue
@@ -412,32 +481,33 @@ def report(
             [
                 key,
                 str(len(mine)),
-                _fmt(_mean(p[0] for p in parts)),
-                _fmt(_mean(p[1] for p in parts)),
-                _fmt(_mean(p[2] for p in parts)),
-                _pct(_mean(p[3] for p in parts)),
-                f"{statistics.median(p[4] for p in parts):.0f}",
+                _fmt(_mean(p.recall for p in parts)),
+                _fmt(_mean(p.precision for p in parts)),
+                _fmt(_mean(p.mrr for p in parts)),
+                _pct(_mean(p.hit for p in parts)),
+                f"{statistics.median(p.listed for p in parts):.0f}",
+                _pct(_mean(p.runnable for p in parts)),
                 f"{statistics.median(r['tests_cmd']['seconds'] for r in mine):.3f}",
             ]
         )
-    out(
-        _table(
-            (
-                "package",
-                "faults",
-                "recall",
-                "precision",
-                "MRR",
-                "≥1 failing test",
-                "ids (median)",
-                "latency median s",
-            ),
-            rows,
-        )
+    header = (
+        "package",
+        "faults",
+        "recall",
+        "precision",
+        "MRR",
+        "≥1 failing test",
+        "ids (median)",
+        "ids in the collected suite",
+        "latency median s",
     )
-    out("\n## Tokens against the naive context (git diff + full text of touched files)\n")
+    return _table(header, rows)
+
+
+def naive_table(keys: list[str], records: list[dict[str, Any]], budgets: Sequence[int]) -> str:
+    """gitgraph's tokens next to the diff plus the full touched files."""
     rows = []
-    for key in [t.package.key for t in truths] + ["all"]:
+    for key in [*keys, "all"]:
         mine = [r for r in records if key in ("all", r["package"])]
         if not mine:
             continue
@@ -447,90 +517,78 @@ def report(
             used = statistics.median(score(r, budget)["gitgraph"].tokens for r in mine)
             row.append(f"{used:.0f} ({used / naive:.2f}×)")
         rows.append(row)
-    out(
-        _table(
-            (
-                "package",
-                "naive tokens (median)",
-                *(f"gitgraph -b {b} (median, × naive)" for b in budgets),
-            ),
-            rows,
-        )
+    header = (
+        "package",
+        "naive tokens (median)",
+        *(f"gitgraph -b {b} (median, × naive)" for b in budgets),
     )
-    if TARGET_BUDGET in budgets and records:
-        out(f"\n## Targets at {TARGET_BUDGET} tokens (gitgraph)\n")
-        mine = [s["gitgraph"] for s in by_budget[TARGET_BUDGET]]
-        got = {
-            "fn_recall": _mean(s.fn_recall for s in mine),
-            "mrr": _mean(s.mrr for s in mine),
-            "precision": _mean(s.precision for s in mine),
-            "bodies": _mean(s.body for s in mine),
-            "overruns": float(sum(s.overrun for s in mine)),
-        }
-        labels = {
-            "fn_recall": "test-function recall ≥ 0.90",
-            "mrr": "MRR ≥ 0.80",
-            "precision": "precision ≥ 0.60",
-            "bodies": "changed bodies 100% (when they fit)",
-            "overruns": "no overrun",
-        }
-        rows = []
-        for key, label in labels.items():
-            value = got[key]
-            good = value is not None and (
-                value <= TARGETS[key] if key == "overruns" else value >= TARGETS[key] - 1e-9
-            )
-            shown = f"{value:.0f}" if key == "overruns" else _fmt(value)
-            rows.append([label, shown, "✓" if good else "✗"])
-        out(_table(("target", "measured", ""), rows))
-        out(f"\n## Worst misses at {TARGET_BUDGET} tokens (gitgraph)\n")
-        ranked = sorted(
-            records,
-            key=lambda r: (
-                score(r, TARGET_BUDGET)["gitgraph"].fn_recall,
-                score(r, TARGET_BUDGET)["gitgraph"].mrr,
-                r["fault"],
-            ),
+    return _table(header, rows)
+
+
+def targets_table(scores: list[Score]) -> str:
+    """The targets at TARGET_BUDGET, each with ✓ or ✗."""
+    got = {
+        "fn_recall": _mean(s.fn_recall for s in scores),
+        "mrr": _mean(s.mrr for s in scores),
+        "precision": _mean(s.precision for s in scores),
+        "bodies": _mean(s.body for s in scores),
+        "overruns": float(sum(s.overrun for s in scores)),
+    }
+    labels = {
+        "fn_recall": "test-function recall ≥ 0.90",
+        "mrr": "MRR ≥ 0.80",
+        "precision": "precision ≥ 0.60",
+        "bodies": "changed bodies 100% (when they fit)",
+        "overruns": "no overrun",
+    }
+    rows = []
+    for key, label in labels.items():
+        value = got[key]
+        good = value is not None and (
+            value <= TARGETS[key] if key == "overruns" else value >= TARGETS[key] - 1e-9
         )
-        rows = []
-        for r in ranked[:15]:
-            s = score(r, TARGET_BUDGET)["gitgraph"]
-            entry = r["budgets"][str(TARGET_BUDGET)]
-            tests_recall = tests_cmd_score(r)[0]
-            returned = _dedupe(normalise_test(t) for t in entry["tests"])
-            rows.append(
-                [
-                    r["fault"],
-                    str(len(r["failed"])),
-                    ", ".join(r["failed_files"][:3]),
-                    str(len(returned)),
-                    _fmt(s.fn_recall),
-                    _fmt(s.mrr),
-                    _fmt(tests_recall),
-                    ", ".join(returned[:2]) or "–",
-                ]
-            )
-        out(
-            _table(
-                (
-                    "fault",
-                    "failing",
-                    "failing files",
-                    "tests returned",
-                    "fn recall",
-                    "MRR",
-                    "--tests recall",
-                    "top returned tests",
-                ),
-                rows,
-            )
+        shown = f"{value:.0f}" if key == "overruns" else _fmt(value)
+        rows.append([label, shown, "✓" if good else "✗"])
+    return _table(("target", "measured", ""), rows)
+
+
+def misses_table(truths: list[Truth], records: list[dict[str, Any]], limit: int = 15) -> str:
+    """The faults whose failing tests gitgraph found least at TARGET_BUDGET."""
+    repos = {t.package.key: t.repo for t in truths}
+
+    def mine(record: dict[str, Any]) -> Score:
+        return score(record, TARGET_BUDGET)["gitgraph"]
+
+    ranked = sorted(records, key=lambda r: (mine(r).fn_recall, mine(r).mrr, r["fault"]))
+    rows = []
+    for record in ranked[:limit]:
+        found = mine(record)
+        inherited = len(inherited_tests(repos[record["package"]], record["failed"]))
+        entry = record["budgets"][str(TARGET_BUDGET)]
+        returned = _dedupe(normalise_test(t) for t in entry["tests"])
+        rows.append(
+            [
+                record["fault"],
+                f"{len(record['failed'])} ({inherited})",
+                ", ".join(record["failed_files"][:3]),
+                str(len(returned)),
+                _fmt(found.fn_recall),
+                _fmt(found.mrr),
+                _fmt(tests_cmd_score(record).recall),
+                returned[0] if returned else "–",
+            ]
         )
-    errors = [(r["fault"], b) for r in records for b in budgets if "error" in r["budgets"][str(b)]]
-    if errors:
-        out(
-            f"\n{len(errors)} gitgraph runs printed no JSON, e.g. {errors[0][0]} at "
-            f"-b {errors[0][1]}: {records[0]['budgets'][str(errors[0][1])].get('error', '')[:300]}"
-        )
+    header = (
+        "fault",
+        "failing (inherited)",
+        "failing files",
+        "tests returned",
+        "fn recall",
+        "MRR",
+        "--tests recall",
+        "top returned test",
+    )
+    return _table(header, rows)
 
 
 # -- main ----------------------------------------------------------------------------------------
