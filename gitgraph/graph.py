@@ -5,6 +5,7 @@ Pure: no git, no I/O. The same inputs always give the same graph (sorted, rounde
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections import Counter
 from dataclasses import dataclass, field
@@ -12,6 +13,10 @@ from typing import Any
 
 from .model import Extraction, FileEntry, Symbol
 from .resolve import EXTERNAL, Resolver, Tables
+
+# Bump when graph building changes its output for the same extractions: graph.json's
+# header and the stored view carry it (see graph_digest), so old ones are rebuilt.
+GRAPH_VERSION = "2"
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
 EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains")
@@ -39,6 +44,11 @@ class Graph:
                 kind = old[0]
             weight += old[1]
         self.edges[(source, target)] = (kind, weight)
+
+
+def graph_digest(extractor: str) -> str:
+    """What graph.json's `extractor` field records: extraction and graph building versions."""
+    return hashlib.blake2b(f"{extractor}.{GRAPH_VERSION}".encode(), digest_size=8).hexdigest()
 
 
 def is_test_file(path: str, lang: str) -> bool:
@@ -71,10 +81,10 @@ def _is_test_symbol(symbol: Symbol, lang: str, test_file: bool, test_classes: se
     if prefixes is None or not name.startswith(prefixes):
         return False
     if symbol.kind == "function":
-        return True
-    owner = symbol.qualname.rpartition(".")[0]
-    return symbol.kind == "method" and (owner in test_classes or owner.startswith("Test")
-                                        or owner.rpartition(".")[2].startswith("Test"))
+        return "." not in symbol.qualname  # a helper nested in a test is not collected
+    # A test method of any class: pytest collects Test* classes and TestCase subclasses, and
+    # unittest mixins hold test methods that their TestCase subclasses run.
+    return symbol.kind == "method" and "." not in symbol.qualname.rpartition(".")[0]
 
 
 def build(files: list[FileEntry], extractions: dict[str, Extraction]) -> Graph:

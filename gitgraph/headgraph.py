@@ -18,7 +18,7 @@ from . import git
 from .cache import BlobCache
 from .config import Config
 from .extract import extract, extractor_digest
-from .graph import Graph, build, build_part
+from .graph import Graph, build, build_part, graph_digest
 from .incremental import interface
 from .index import Report, Tree, load_extractions
 from .languages import language_of
@@ -33,7 +33,7 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
               load: Callable[[FileEntry], Extraction], ghosts: Ghosts) -> View:
     """A View of `files` (the head tree), with ghosts of removed symbols."""
     digest = extractor_digest(config.max_file_bytes)
-    store = git.common_dir(root) / "gitgraph" / f"view-{digest}.bin"
+    store = git.common_dir(root) / "gitgraph" / f"view-{graph_digest(digest)}.bin"
     stored = CompactView.load(store)
     if stored is not None:
         view = _overlaid(stored, files, load, ghosts, BlobCache(git.common_dir(root), digest))

@@ -7,7 +7,6 @@ now broken, are found.
 
 from __future__ import annotations
 
-import posixpath
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from .languages import language_of
 from .model import Change, Extraction, Impact
 from .rank import ImpactGraph, Ranking, personalized_pagerank, seed_weights
 from .select import MAX_CANDIDATES, Candidate, Sources, hunk, select
+from .testids import impacted_tests as runnable_tests
 from .view import View
 
 BODY_CANDIDATES = 40  # impacted nodes offered with their body (a budget holds far fewer)
@@ -91,12 +91,33 @@ def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
                 s for s in old_ext.symbols if s.qualname in removed)
     view = head_view(root, config, sides.head_tree, files, load, ghosts)
     weights = config.weights
-    seeds = seed_weights([ch for ch in changes if view.node(ch.node) is not None], weights)
+    seeds = _with_owners(seed_weights([ch for ch in changes if view.node(ch.node) is not None],
+                                      weights), view)
     ranking = personalized_pagerank(ImpactGraph.from_view(view, weights), seeds,
                                     weights["damping"])
     new_sources = {p: _lines(src) for p, src in new_contents.items()}
     return Analysis(root, sides, changes, view, ranking, Sources(new_sources, old_sources),
                     sorted({c.new_path for c in raw} | {c.old_path for c in raw}), old_spans)
+
+
+def _with_owners(seeds: dict[str, float], view: View) -> dict[str, float]:
+    """A changed dunder (`__len__`, `__iadd__`...) is called by operators and builtins, which
+    leave no call edges: its class is seeded with the same weight, so the class's users are
+    reached."""
+    extra: dict[str, float] = {}
+    for node_id, weight in seeds.items():
+        path, _, qual = node_id.rpartition("::")
+        owner, _, name = qual.rpartition(".")
+        if owner and name.startswith("__") and name.endswith("__") and name != "__init__":
+            extra[f"{path}::{owner}"] = extra.get(f"{path}::{owner}", 0.0) + weight
+    if not extra:
+        return seeds
+    merged = dict(seeds)
+    for node_id, weight in extra.items():
+        if view.node(node_id) is not None:
+            merged[node_id] = merged.get(node_id, 0.0) + weight
+    total = sum(merged.values())
+    return {node: weight / total for node, weight in merged.items()}
 
 
 def _lines(source: bytes) -> list[str]:
@@ -196,42 +217,10 @@ def _why(analysis: Analysis, node_id: str) -> tuple[str, ...]:
     return (f"{_WHY.get(kind, kind)} {previous}",)
 
 
-def test_id(node: dict[str, Any]) -> str:
-    """A runnable id: pytest node id, Go `-run` pattern with package, or the test file."""
-    path = node["path"]
-    lang = language_of(path)
-    if node["kind"] == "file":
-        return str(path)
-    qual = node["id"].rpartition("::")[2]
-    if lang == "python":
-        return f"{path}::{qual.replace('.', '::')}"
-    if lang == "go":
-        return f"./{posixpath.dirname(path) or '.'} -run '^{node['name']}$'"
-    if lang == "rust":
-        return str(node["name"])
-    if lang == "java":
-        return str(qual.replace(".", "#", 1))
-    return str(path)
-
-
 def impacted_tests(analysis: Analysis) -> list[str]:
-    """Runnable ids of the tests the ranking reached, best first (test files for JS/TS)."""
-    view, score = analysis.view, analysis.ranking.score
-    found: dict[str, float] = {}
-    for node_id, value in score.items():
-        node = view.node(node_id)
-        if node is None or not node.get("test"):
-            continue
-        lang = language_of(node["path"])
-        if node["kind"] == "file" and lang == "python":
-            continue  # Python tests are named by function; the file alone is too coarse
-        if node["kind"] == "class" and lang == "python":
-            continue
-        if lang in ("javascript", "typescript", "tsx"):
-            node = view.node(node["path"]) or node
-        key = test_id(node)
-        found[key] = max(found.get(key, 0.0), value)
-    return [k for k, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))]
+    """Runnable ids of the impacted tests, best first."""
+    seeds = [c.node for c in analysis.changes if analysis.view.node(c.node) is not None]
+    return runnable_tests(analysis.view, analysis.ranking, seeds)
 
 
 def untested(analysis: Analysis) -> list[str]:

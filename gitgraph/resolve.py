@@ -42,6 +42,16 @@ RuntimeWarning Warning
 """.split())
 
 
+# Methods of Python's built-in containers, strings and files: an unknown receiver calling one
+# is not evidence for a same-named method of the repository.
+PYTHON_BUILTIN_METHODS = frozenset("""
+append extend insert pop remove clear copy index count sort reverse get setdefault popitem
+update keys values items add discard union intersection difference join split rsplit strip
+lstrip rstrip replace startswith endswith lower upper format encode decode find read write
+readline readlines close seek tell flush
+""".split())
+
+
 class Target(NamedTuple):
     """What a name can denote: a module (file or package directory) or a symbol node."""
 
@@ -366,6 +376,9 @@ class Resolver:
         """`x.m()` with `x` unknown: methods named m, same file first; shared, and halved."""
         key = (path, method)
         found = self._receivers.get(key)
+        if found is None and self.lang[path] == "python" and method in PYTHON_BUILTIN_METHODS:
+            # `x.append(...)` is far likelier a list than the one class here with an append
+            found = self._receivers[key] = []
         if found is None:
             candidates = self.methods.get((family(self.lang[path]), method), ())
             found = [(t, w * 0.5) for t, w in _share(candidates, path)]

@@ -20,7 +20,7 @@ from .model import Change, Impact, ImpactNode
 BODY_SHARE = 0.5  # a changed body larger than this share of the budget is shown as a hunk
 IMPACTED_BODY_SHARE = 0.2  # an impacted node's body may take at most this share
 MAX_CANDIDATES = 300
-MAX_TESTS = 50
+MAX_TESTS = 100
 
 Render = Callable[[Impact], str]
 Count = Callable[[str], int]
@@ -139,10 +139,10 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
 
 
 def _fit_tests(frame: Impact, render: Render, count: Count) -> Impact:
-    """Trim the listed tests when they alone would take more than a quarter of the budget."""
+    """Trim the listed tests when they alone would take more than a third of the budget."""
     tests = frame.tests[:MAX_TESTS]
     base = replace(frame, tests=tests)
-    while tests and count(render(base)) > frame.budget // 4:
+    while tests and count(render(base)) > frame.budget // 3:
         tests = tests[: len(tests) // 2]
         base = replace(frame, tests=tests)
     return base

@@ -26,8 +26,10 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
+from .config import Config
 from .errors import GitGraphError
-from .graph import Graph
+from .extract import extractor_digest
+from .graph import Graph, graph_digest
 from .model import FileEntry
 
 FORMAT = "gitgraph/1"
@@ -85,10 +87,17 @@ def id_prefixes(path: str) -> tuple[str, str]:
     return exact, _string(path + "::")[:-1]
 
 
-def to_lines(graph: Graph, files: list[FileEntry], extractor: str, encoding: str) -> GraphLines:
+def header(config: Config) -> dict[str, str]:
+    """The `graph` header fields this configuration and gitgraph version write."""
+    return {"encoding": config.encoding,
+            "extractor": graph_digest(extractor_digest(config.max_file_bytes)),
+            "format": FORMAT}
+
+
+def to_lines(graph: Graph, files: list[FileEntry], config: Config) -> GraphLines:
     """Sorted record lines of a graph (lines sort as strings: the order every writer uses)."""
     return GraphLines(
-        {"encoding": encoding, "extractor": extractor, "format": FORMAT},
+        header(config),
         sorted(file_line(f) for f in files),
         sorted(node_line(n) for n in graph.nodes.values()),
         sorted(link_line(s, t, kind, w) for (s, t), (kind, w) in graph.edges.items()),
@@ -104,9 +113,9 @@ def dumps(lines: GraphLines) -> bytes:
     return "\n".join(parts).encode("utf-8")
 
 
-def render(graph: Graph, files: list[FileEntry], extractor: str, encoding: str) -> bytes:
+def render(graph: Graph, files: list[FileEntry], config: Config) -> bytes:
     """graph.json bytes for a graph; the same graph always gives the same bytes."""
-    return dumps(to_lines(graph, files, extractor, encoding))
+    return dumps(to_lines(graph, files, config))
 
 
 def _records(lines: list[str]) -> list[str]:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import gitgraph.extract
 from gitgraph import config as config_mod
 from gitgraph import git, store
-from gitgraph.extract import extract, extractor_digest
+from gitgraph.extract import extract
 from gitgraph.graph import build
 from gitgraph.index import Report, load_extractions, snapshot, source_files
 
@@ -104,8 +104,7 @@ def cold_build(root: Path, staged: bool = True) -> bytes:
     files = source_files(tree, config, Report())
     blobs = git.read_blobs(root, [f.blob for f in files])
     extractions = {f.path: extract(blobs[f.blob], f.lang, config.max_file_bytes) for f in files}
-    return store.render(build(files, extractions), files,
-                        extractor_digest(config.max_file_bytes), config.encoding)
+    return store.render(build(files, extractions), files, config)
 
 
 def cache_report(repo: Repo) -> Report:

@@ -9,18 +9,12 @@ from typing import NamedTuple
 from gitgraph import config as config_mod
 from gitgraph import git, incremental, store
 from gitgraph.config import Config
-from gitgraph.extract import extractor_digest
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
 from gitgraph.model import FileEntry
 
 
 def _lock(root: Path) -> Path:
     return git.common_dir(root) / "gitgraph" / "graph.lock"
-
-
-def _header(config: Config) -> dict[str, str]:
-    return {"encoding": config.encoding, "extractor": extractor_digest(config.max_file_bytes),
-            "format": store.FORMAT}
 
 
 def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> bytes:
@@ -32,8 +26,7 @@ def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> bytes:
         print(f"gitgraph: {report.files} files ({report.extracted} parsed, {report.cached} "
               f"cached{extra}), {len(graph.nodes) - len(files)} symbols, {len(graph.edges)} "
               f"edges", file=sys.stderr)
-    header = _header(config)
-    return store.render(graph, files, header["extractor"], header["encoding"])
+    return store.render(graph, files, config)
 
 
 def _write_if_changed(path: Path, payload: bytes) -> bool:
@@ -104,7 +97,7 @@ def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config) -> 
         lines = store.read_lines(path)
     except store.CorruptGraph:
         return None
-    if lines is None or lines.header != _header(config):
+    if lines is None or lines.header != store.header(config):
         return None
     patched = incremental.patch(root, config, lines, files)
     return store.dumps(patched) if patched is not None else None
@@ -126,7 +119,7 @@ def _stale(path: Path, files: list[FileEntry], config: Config) -> list[str] | No
     if table is None:
         return ["(no graph.json)"]
     header, stored = table
-    if header != _header(config):
+    if header != store.header(config):
         return ["(graph.json from another gitgraph version or config)"]
     wanted = {f.path: f for f in files}
     have = {f.path: f for f in stored}
