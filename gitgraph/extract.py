@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from . import __version__
-from .languages import LANGUAGES, query_path
+from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
@@ -57,9 +57,8 @@ def extractor_digest(max_bytes: int) -> str:
                 getattr(tree_sitter_language_pack, "__version__", ""))
     h.update("\0".join(versions).encode())
     for lang in LANGUAGES:
-        path = query_path(lang)
-        if path.exists():
-            h.update(lang.encode() + b"\0" + path.read_bytes())
+        if query_path(lang).exists():
+            h.update(lang.encode() + b"\0" + query_text(lang).encode())
     return h.hexdigest()
 
 
@@ -69,7 +68,7 @@ def _tools(lang: str) -> tuple[Any, Any]:
     import tree_sitter_language_pack
 
     language = tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
-    query = tree_sitter.Query(language, query_path(lang).read_text(encoding="utf-8"))
+    query = tree_sitter.Query(language, query_text(lang))
     return tree_sitter.Parser(language), query
 
 

@@ -36,3 +36,12 @@ def language_of(path: str) -> str | None:
 def query_path(lang: str) -> Path:
     """The tags query file for a language (`queries/<lang>-tags.scm`)."""
     return QUERY_DIR / f"{lang}-tags.scm"
+
+
+def query_text(lang: str) -> str:
+    """A language's tags query; a first line `; inherits: other` prepends other's query."""
+    text = query_path(lang).read_text(encoding="utf-8")
+    first = text.split("\n", 1)[0]
+    if first.startswith("; inherits:"):
+        return "\n".join(query_text(base.strip()) for base in first[11:].split(",")) + text
+    return text
