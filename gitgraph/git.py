@@ -10,7 +10,6 @@ from typing import NamedTuple
 
 from .errors import GitGraphError
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _ENV_OVERRIDES = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 

@@ -48,10 +48,9 @@ class Extraction(NamedTuple):
     refs: tuple[Ref, ...]
     imports: tuple[Import, ...]
     lines: int
-    status: str  # "" ok; "syntax-error" (extracted anyway); or a skip reason, nothing extracted
-
-
-SKIP_REASONS = ("binary", "too-large", "minified", "non-utf8", "lfs-pointer", "deep-nesting")
+    # "" ok; "syntax-error" (extracted anyway); or why nothing was extracted: binary,
+    # too-large, minified, non-utf8, lfs-pointer, deep-nesting
+    status: str
 
 
 class FileEntry(NamedTuple):
@@ -64,15 +63,12 @@ class FileEntry(NamedTuple):
 
 # -- change impact (gitgraph diff) -------------------------------------------------------------
 
-CHANGE_KINDS = ("removed", "signature", "body", "added")
-
-
 @dataclass(frozen=True)
 class Change:
     """A changed symbol (a seed of the impact ranking)."""
 
     node: str  # node id, from the new graph, or the old one when removed
-    kind: str  # one of CHANGE_KINDS
+    kind: str  # removed | signature | body | added
     cosmetic: bool = False  # only whitespace/comments changed
     lines: int = 0  # size of the change, for seed weighting
 
