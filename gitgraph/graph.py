@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Extraction, FileEntry, Symbol
-from .resolve import EXTERNAL, Resolver, Tables
+from .resolve import EXTERNAL, Resolver
+from .tables import Tables
 
 # Bump when graph building changes its output for the same extractions: graph.json's
 # header and the stored view carry it (see graph_digest), so old ones are rebuilt.

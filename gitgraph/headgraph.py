@@ -23,7 +23,7 @@ from .incremental import interface
 from .index import Report, Tree, load_extractions
 from .languages import language_of
 from .model import Extraction, FileEntry, Symbol
-from .resolve import LazyTable, Tables, family
+from .tables import LazyTable, Tables, family
 from .view import CompactView, MemoryView, View
 
 Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it

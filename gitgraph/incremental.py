@@ -23,8 +23,8 @@ from .config import Config
 from .extract import extract, extractor_digest
 from .graph import build_part
 from .model import Extraction, FileEntry
-from .resolve import LazyTable, Tables, family
 from .store import GraphLines, file_line, id_prefixes, link_line, node_line
+from .tables import LazyTable, Tables, family
 
 
 def interface(extraction: Extraction) -> Hashable:

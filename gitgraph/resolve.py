@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
-from .model import Extraction, FileEntry, Import, Symbol
+from .model import Import
+from .tables import JS_LANGS, Tables, family, python_modules
 
 MAX_CANDIDATES = 3  # more same-named globals than this: too ambiguous to be evidence
 _CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "module"}
-_JS_LANGS = {"javascript", "typescript", "tsx"}
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts",
                 "/index.tsx", "/index.js", "/index.jsx")
 
@@ -64,57 +63,6 @@ Candidates = list[tuple[Target, float]]
 EXTERNAL: Candidates = [(Target("external", ""), 1.0)]
 
 
-@dataclass
-class Tables:
-    """What resolution needs to know about the whole tree.
-
-    `symbols`/`imports` may load lazily (see `LazyTable`); the global name tables are small
-    enough to rebuild from graph.json's lines for an incremental update.
-    """
-
-    lang: dict[str, str]  # path -> language, every indexed file
-    symbols: dict[str, dict[str, Symbol]]  # path -> qualname -> symbol
-    imports: dict[str, tuple[Import, ...]]
-    by_name: dict[tuple[str, str], list[str]]  # (family, name) -> top-level definition nodes
-    methods: dict[tuple[str, str], list[str]]  # (family, name) -> method nodes
-    bases: dict[str, list[str]]  # class node -> base class nodes, sorted
-
-    @classmethod
-    def build(cls, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> Tables:
-        """Tables of a whole tree from every file's extraction (bases are added later)."""
-        tables = cls({}, {}, {}, defaultdict(list), defaultdict(list), {})
-        for entry in files:
-            extraction = extractions[entry.path]
-            tables.lang[entry.path] = entry.lang
-            tables.symbols[entry.path] = {s.qualname: s for s in extraction.symbols}
-            tables.imports[entry.path] = extraction.imports
-            lang_family = family(entry.lang)
-            for symbol in extraction.symbols:
-                tables.add_symbol(lang_family, f"{entry.path}::{symbol.qualname}", symbol.kind)
-        return tables
-
-    def add_symbol(self, family: str, node: str, kind: str) -> None:
-        """Index a definition for global (import-less) lookups."""
-        qualname = node.rpartition("::")[2]
-        name = qualname.rpartition(".")[2]
-        if "." not in qualname:
-            self.by_name[(family, name)].append(node)
-        elif kind == "method":
-            self.methods[(family, name)].append(node)
-
-
-class LazyTable(dict[str, Any]):
-    """A path-keyed table whose entries are loaded on first use."""
-
-    def __init__(self, load: Callable[[str], Any]) -> None:
-        super().__init__()
-        self._load = load
-
-    def __missing__(self, key: str) -> Any:
-        value = self[key] = self._load(key)
-        return value
-
-
 class Resolver:
     """Answers references against `Tables`; memoises whole lookups."""
 
@@ -130,7 +78,7 @@ class Resolver:
         self.dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
         for path in sorted(self.lang):
             self.dir_files[(posixpath.dirname(path), family(self.lang[path]))].append(path)
-        self.py_modules = _python_modules([p for p, lang in self.lang.items() if lang == "python"])
+        self.py_modules = python_modules([p for p, lang in self.lang.items() if lang == "python"])
         self._bindings: dict[str, dict[str, list[Import]]] = {}
         self._modules: dict[tuple[str, str], Target | None] = {}
         self._members: dict[tuple[Target, str], Candidates] = {}
@@ -153,7 +101,7 @@ class Resolver:
             dotted = _absolute_python(self.py_module_name(importer), importer, spec)
             path = self.py_modules.get(dotted) if dotted is not None else None
             return Target("file", path) if path else None
-        if lang in _JS_LANGS:
+        if lang in JS_LANGS:
             if not spec.startswith("."):
                 return None
             base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
@@ -419,11 +367,6 @@ def _share(nodes: Sequence[str], path: str) -> Candidates:
     return [(Target("symbol", n), 1.0 / len(nodes)) for n in nodes]
 
 
-def family(lang: str) -> str:
-    """Languages that can call each other's definitions by name."""
-    return "js" if lang in _JS_LANGS else lang
-
-
 def _bound_name(imp: Import, lang: str) -> str:
     if imp.alias:
         return imp.alias
@@ -447,19 +390,3 @@ def _absolute_python(current: str, path: str, spec: str) -> str | None:
     base = package[: len(package) - (level - 1)]
     rest = spec[level:]
     return ".".join([*base, rest] if rest else base)
-
-
-def _python_modules(paths: list[str]) -> dict[str, str]:
-    present = set(paths)
-    modules: dict[str, str] = {}
-    for path in sorted(paths):
-        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        start = len(parts) - 1
-        while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
-            start -= 1
-        name = ".".join(parts[start:])
-        if name and (name not in modules or path.endswith(".py")):
-            modules.setdefault(name, path)
-    return modules

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from .graph import Graph
 from .model import FileEntry
-from .resolve import Tables
+from .tables import Tables
 
 log = logging.getLogger("gitgraph")
 Edge = tuple[str, str, float]  # (other node, kind, weight)

@@ -1,0 +1,88 @@
+"""What resolution knows about the whole tree: definitions, imports and base classes per
+file, and the global name tables; built from extractions (a full build) or, for an
+incremental update, from graph.json's lines with per-file entries loaded on demand.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Extraction, FileEntry, Import, Symbol
+
+JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
+
+
+@dataclass
+class Tables:
+    """What resolution needs to know about the whole tree.
+
+    `symbols`/`imports` may load lazily (see `LazyTable`); the global name tables are small
+    enough to rebuild from graph.json's lines for an incremental update.
+    """
+
+    lang: dict[str, str]  # path -> language, every indexed file
+    symbols: dict[str, dict[str, Symbol]]  # path -> qualname -> symbol
+    imports: dict[str, tuple[Import, ...]]
+    by_name: dict[tuple[str, str], list[str]]  # (family, name) -> top-level definition nodes
+    methods: dict[tuple[str, str], list[str]]  # (family, name) -> method nodes
+    bases: dict[str, list[str]]  # class node -> base class nodes, sorted
+
+    @classmethod
+    def build(cls, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> Tables:
+        """Tables of a whole tree from every file's extraction (bases are added later)."""
+        tables = cls({}, {}, {}, defaultdict(list), defaultdict(list), {})
+        for entry in files:
+            extraction = extractions[entry.path]
+            tables.lang[entry.path] = entry.lang
+            tables.symbols[entry.path] = {s.qualname: s for s in extraction.symbols}
+            tables.imports[entry.path] = extraction.imports
+            lang_family = family(entry.lang)
+            for symbol in extraction.symbols:
+                tables.add_symbol(lang_family, f"{entry.path}::{symbol.qualname}", symbol.kind)
+        return tables
+
+    def add_symbol(self, family: str, node: str, kind: str) -> None:
+        """Index a definition for global (import-less) lookups."""
+        qualname = node.rpartition("::")[2]
+        name = qualname.rpartition(".")[2]
+        if "." not in qualname:
+            self.by_name[(family, name)].append(node)
+        elif kind == "method":
+            self.methods[(family, name)].append(node)
+
+
+class LazyTable(dict[str, Any]):
+    """A path-keyed table whose entries are loaded on first use."""
+
+    def __init__(self, load: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._load = load
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self._load(key)
+        return value
+
+
+def family(lang: str) -> str:
+    """Languages that can call each other's definitions by name."""
+    return "js" if lang in JS_LANGS else lang
+
+
+def python_modules(paths: list[str]) -> dict[str, str]:
+    present = set(paths)
+    modules: dict[str, str] = {}
+    for path in sorted(paths):
+        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        start = len(parts) - 1
+        while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
+            start -= 1
+        name = ".".join(parts[start:])
+        if name and (name not in modules or path.endswith(".py")):
+            modules.setdefault(name, path)
+    return modules
