@@ -128,6 +128,15 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
                         refs.append((node.start_byte, kind, name, node.start_point[0] + 1))
         if any(key.startswith("import.") for key in captures):
             imports.extend(_imports(captures))
+        value = captures.get("assign.value")
+        target = captures.get("assign.self") or captures.get("assign.class")
+        if value and target:
+            # an "assign" ref reads "attr=value": "self.x=Cls" in a method, "X=Cls" in a class
+            prefix = "self." if "assign.self" in captures else ""
+            held = normalise(_text(value[0]))
+            if held and not held.startswith("?"):
+                refs.append((target[0].start_byte, "assign", f"{prefix}{_text(target[0])}={held}",
+                             target[0].start_point[0] + 1))
     if _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
         return Extraction((), (), (), lines, "deep-nesting")
     definitions: list[tuple[int, int, Any, Any, str, str, bool, str]] = []

@@ -23,7 +23,7 @@ from .incremental import interface
 from .index import Report, Tree, load_extractions
 from .languages import language_of
 from .model import Extraction, FileEntry, Symbol
-from .tables import LazyTable, Tables, family
+from .tables import LazyTable, Tables, class_attrs, family
 from .view import CompactView, MemoryView, View
 
 Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it
@@ -74,7 +74,8 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
     lang = {f.path: f.lang for f in files}
     tables = Tables(lang, LazyTable(lambda p: {s.qualname: s for s in extraction(p).symbols}),
                     LazyTable(lambda p: extraction(p).imports), defaultdict(list, by_name),
-                    defaultdict(list, methods), bases)
+                    defaultdict(list, methods), bases,
+                    LazyTable(lambda p: class_attrs(extraction(p))))
     if changed:
         stored.overlay(build_part(tables, changed, fresh), [f.path for f in changed])
     if ghosts:
@@ -92,6 +93,7 @@ def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
             tables.lang[path] = lang
             tables.symbols[path] = {}
             tables.imports[path] = ()
+            tables.attrs[path] = {}
         tables.symbols[path] = {**tables.symbols[path], **{s.qualname: s for s in symbols}}
         for symbol in symbols:
             node = f"{path}::{symbol.qualname}"

@@ -24,7 +24,7 @@ from .extract import extract, extractor_digest
 from .graph import build_part
 from .model import Extraction, FileEntry
 from .store import GraphLines, file_line, id_prefixes, link_line, node_line
-from .tables import LazyTable, Tables, family
+from .tables import LazyTable, Tables, class_attrs, family
 
 
 def interface(extraction: Extraction) -> Hashable:
@@ -34,7 +34,8 @@ def interface(extraction: Extraction) -> Hashable:
         # without line numbers: resolution never reads them, and an edit above a
         # function-level import would otherwise count as an interface change
         tuple((i.module, i.name, i.alias) for i in extraction.imports),
-        tuple(sorted((r.name, r.scope) for r in extraction.refs if r.kind == "inherit")),
+        tuple(sorted((r.kind, r.name, r.scope) for r in extraction.refs
+                     if r.kind in ("inherit", "assign"))),
     )
 
 
@@ -101,7 +102,7 @@ def _tables(old: GraphLines, lang: dict[str, str], load: Callable[[str], Extract
     """Resolution tables from graph.json's own lines, symbols and imports loaded on demand."""
     tables = Tables(lang, LazyTable(lambda p: {s.qualname: s for s in load(p).symbols}),
                     LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
-                    {})
+                    {}, LazyTable(lambda p: class_attrs(load(p))))
     for line in old.nodes:
         node, end = scanstring(line, 7)  # after '{"id":"'
         at = line.find(',"kind":"', end)

@@ -71,6 +71,8 @@ class Resolver:
         self.symbols = tables.symbols
         self.imports = tables.imports
         self.by_name = tables.by_name
+        self.attrs = tables.attrs
+        self._derived: dict[str, list[str]] | None = None
         self.methods = tables.methods
         # Base classes are resolved without walking bases (use_bases=False), so the result
         # does not depend on the order in which classes are seen.
@@ -182,11 +184,19 @@ class Resolver:
             member = f"{qual}.{name}"
             if member in self.symbols[path]:
                 return [(Target("symbol", f"{path}::{member}"), 1.0)]
+            held = self._held(path, qual, name)
+            if held:
+                return held
             # Every base that provides the member shares the weight: the order of bases is
             # not kept (an incremental update rebuilds it from sorted links), so no MRO.
             found = []
             for base in self.bases.get(target.key, ()):
                 found += self.member(Target("symbol", base), name, depth + 1)
+            if not found and depth == 0:
+                # a mixin's attribute that the classes using it set (`Cache = LRUCache`)
+                for derived in self._subclasses().get(target.key, ()):
+                    derived_path, _, derived_qual = derived.rpartition("::")
+                    found += self._held(derived_path, derived_qual, name)
             return _merge(found)
         paths = ([target.key] if target.kind == "file"
                  else self.dir_files.get((target.key, target.family), []))
@@ -210,6 +220,27 @@ class Resolver:
                     if found:
                         return found
         return []
+
+    def _held(self, path: str, qual: str, name: str) -> Candidates:
+        """The classes an attribute of class `qual` holds (an instance or the class itself)."""
+        found: Candidates = []
+        for value in self.attrs[path].get(qual, {}).get(name, ()):
+            for target, weight in self.resolve(path, "", value):
+                if target.kind == "symbol":
+                    owner, _, held = target.key.rpartition("::")
+                    symbol = self.symbols[owner].get(held)
+                    if symbol is not None and symbol.kind in _CONTAINER_KINDS:
+                        found.append((target, weight))
+        return _merge(found)
+
+    def _subclasses(self) -> dict[str, list[str]]:
+        """Base class node → the classes that derive from it (directly)."""
+        if self._derived is None:
+            self._derived = defaultdict(list)
+            for sub, bases in sorted(self.bases.items()):
+                for base in bases:
+                    self._derived[base].append(sub)
+        return self._derived
 
     def follow(self, path: str, imports: list[Import], depth: int) -> Candidates:
         """What an import binding denotes (the first import that resolves)."""

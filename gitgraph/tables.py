@@ -30,16 +30,18 @@ class Tables:
     by_name: dict[tuple[str, str], list[str]]  # (family, name) -> top-level definition nodes
     methods: dict[tuple[str, str], list[str]]  # (family, name) -> method nodes
     bases: dict[str, list[str]]  # class node -> base class nodes, sorted
+    attrs: dict[str, dict[str, dict[str, tuple[str, ...]]]]  # path -> class -> attribute -> held
 
     @classmethod
     def build(cls, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> Tables:
         """Tables of a whole tree from every file's extraction (bases are added later)."""
-        tables = cls({}, {}, {}, defaultdict(list), defaultdict(list), {})
+        tables = cls({}, {}, {}, defaultdict(list), defaultdict(list), {}, {})
         for entry in files:
             extraction = extractions[entry.path]
             tables.lang[entry.path] = entry.lang
             tables.symbols[entry.path] = {s.qualname: s for s in extraction.symbols}
             tables.imports[entry.path] = extraction.imports
+            tables.attrs[entry.path] = class_attrs(extraction)
             lang_family = family(entry.lang)
             for symbol in extraction.symbols:
                 tables.add_symbol(lang_family, f"{entry.path}::{symbol.qualname}", symbol.kind)
@@ -53,6 +55,23 @@ class Tables:
             self.by_name[(family, name)].append(node)
         elif kind == "method":
             self.methods[(family, name)].append(node)
+
+
+def class_attrs(extraction: Extraction) -> dict[str, dict[str, tuple[str, ...]]]:
+    """What each class's attributes hold, from `assign` refs: `self.x = Cls(...)` in a method
+    and `X = Cls` in the class body (values are names as written, resolved later)."""
+    kinds = {s.qualname: s.kind for s in extraction.symbols}
+    found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for ref in extraction.refs:
+        if ref.kind != "assign":
+            continue
+        target, _, value = ref.name.partition("=")
+        owner, attr = ((ref.scope.rpartition(".")[0], target[5:]) if target.startswith("self.")
+                       else (ref.scope, target))
+        if kinds.get(owner) == "class":
+            found[owner][attr].add(value)
+    return {owner: {attr: tuple(sorted(values)) for attr, values in held.items()}
+            for owner, held in found.items()}
 
 
 class LazyTable(dict[str, Any]):

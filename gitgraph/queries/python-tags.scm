@@ -34,3 +34,27 @@
 (import_from_statement
   module_name: (_) @import.from
   (wildcard_import) @import.star)
+
+; What an attribute holds, so `self.attr.m()` and `self.Attr()` resolve: `self.attr = Cls(...)`
+; in a method, and `Attr = Cls` / `attr = Cls(...)` in a class body (@assign.self / @assign.class
+; name the attribute, @assign.value what is assigned or called).
+(assignment
+  left: (attribute
+    object: (identifier) @_receiver
+    attribute: (identifier) @assign.self)
+  right: (call
+    function: [(identifier) (attribute)] @assign.value)
+  (#eq? @_receiver "self"))
+
+(class_definition
+  body: (block
+    (assignment
+      left: (identifier) @assign.class
+      right: [(identifier) (attribute)] @assign.value)))
+
+(class_definition
+  body: (block
+    (assignment
+      left: (identifier) @assign.class
+      right: (call
+        function: [(identifier) (attribute)] @assign.value))))
