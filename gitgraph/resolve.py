@@ -66,12 +66,17 @@ EXTERNAL: Candidates = [(Target("external", ""), 1.0)]
 class Resolver:
     """Answers references against `Tables`; memoises whole lookups."""
 
-    def __init__(self, tables: Tables, use_bases: bool = True) -> None:
+    def __init__(self, tables: Tables, use_bases: bool = True, use_attrs: bool = True) -> None:
         self.lang = tables.lang
         self.symbols = tables.symbols
         self.imports = tables.imports
         self.by_name = tables.by_name
         self.attrs = tables.attrs
+        self._tables = tables
+        # Attribute values are resolved by a resolver that does not look at attributes, so
+        # a value naming a class whose attributes name it back cannot loop.
+        self._use_attrs = use_attrs
+        self._values: Resolver | None = None
         self._derived: dict[str, list[str]] | None = None
         self.methods = tables.methods
         # Base classes are resolved without walking bases (use_bases=False), so the result
@@ -184,7 +189,7 @@ class Resolver:
             member = f"{qual}.{name}"
             if member in self.symbols[path]:
                 return [(Target("symbol", f"{path}::{member}"), 1.0)]
-            held = self._held(path, qual, name)
+            held = self._held(path, qual, name) if self._use_attrs else []
             if held:
                 return held
             # Every base that provides the member shares the weight: the order of bases is
@@ -192,7 +197,7 @@ class Resolver:
             found = []
             for base in self.bases.get(target.key, ()):
                 found += self.member(Target("symbol", base), name, depth + 1)
-            if not found and depth == 0:
+            if not found and depth == 0 and self._use_attrs:
                 # a mixin's attribute that the classes using it set (`Cache = LRUCache`)
                 for derived in self._subclasses().get(target.key, ()):
                     derived_path, _, derived_qual = derived.rpartition("::")
@@ -224,8 +229,12 @@ class Resolver:
     def _held(self, path: str, qual: str, name: str) -> Candidates:
         """The classes an attribute of class `qual` holds (an instance or the class itself)."""
         found: Candidates = []
-        for value in self.attrs[path].get(qual, {}).get(name, ()):
-            for target, weight in self.resolve(path, "", value):
+        values = self.attrs[path].get(qual, {}).get(name, ())
+        if values and self._values is None:
+            self._values = Resolver(self._tables, use_bases=bool(self.bases), use_attrs=False)
+        for value in values:
+            assert self._values is not None
+            for target, weight in self._values.resolve(path, "", value):
                 if target.kind == "symbol":
                     owner, _, held = target.key.rpartition("::")
                     symbol = self.symbols[owner].get(held)

@@ -312,3 +312,67 @@ def test_flask_url_for_calls_resolve_through_the_reexport(repo: Repo) -> None:
     graph = json.loads(repo.read(GRAPH))
     node = {n["id"]: n for n in graph["nodes"]}[url_for]
     assert node["kind"] == "function" and node["start_line"] == 188
+
+
+# -- attributes that hold classes ---------------------------------------------------------------
+
+
+def test_attributes_holding_classes(repo: Repo) -> None:
+    edges = index(repo, {
+        "pkg/__init__.py": "",
+        "pkg/src.py": """\
+            class Source:
+                def mark(self):
+                    return 1
+
+
+            class Parser:
+                kind = Source
+
+                def __init__(self):
+                    self._src = Source()
+
+                def run(self):
+                    return self._src.mark()
+
+                def again(self):
+                    return self.kind().mark()
+            """,
+        "tests/__init__.py": """\
+            class Mixin:
+                def test_make(self):
+                    assert self.Made()
+            """,
+        "tests/test_made.py": """\
+            import unittest
+            from pkg.src import Parser
+            from . import Mixin
+
+
+            class ParserTest(unittest.TestCase, Mixin):
+                Made = Parser
+            """,
+    })
+    assert out_of(edges, "pkg/src.py::Parser.run") == {"pkg/src.py::Source.mark": 1.0}
+    assert "pkg/src.py::Source" in out_of(edges, "pkg/src.py::Parser.again")
+    # the mixin's self.Made() is the class each TestCase subclass sets
+    assert out_of(edges, "tests/__init__.py::Mixin.test_make") == {"pkg/src.py::Parser": 1.0}
+
+
+def test_attributes_naming_each_other_do_not_loop(repo: Repo) -> None:
+    # A.x holds what B.y holds, which holds what A.x holds: Django has such class attributes
+    edges = index(repo, {
+        "loop.py": """\
+            class A:
+                x = B.y
+
+                def go(self):
+                    return self.x.go()
+
+
+            class B:
+                y = A.x
+                z = B
+            """,
+    })
+    assert "loop.py::A.go" not in {s for s, _ in edges}  # nothing to resolve to, and no crash
