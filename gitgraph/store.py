@@ -16,11 +16,12 @@ import contextlib
 import fcntl
 import functools
 import glob
+import hashlib
 import json
 import mmap
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -61,6 +62,7 @@ _string = encode_basestring  # the C encoder json.dumps(ensure_ascii=False) uses
 # One encoder for every record: json.dumps() with options builds a new encoder per call.
 _dump = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 _OPEN = '{"directed":true,"multigraph":false,"graph":'
+_CHUNK = 4096  # records encoded at a time
 
 
 def file_line(entry: FileEntry) -> str:
@@ -104,13 +106,24 @@ def to_lines(graph: Graph, files: list[FileEntry], config: Config) -> GraphLines
     )
 
 
-def dumps(lines: GraphLines) -> bytes:
-    """graph.json bytes: a node-link document, one record per line."""
+def chunks(lines: GraphLines) -> Iterator[bytes]:
+    """graph.json as encoded pieces: a node-link document, one record per line. Written
+    piece by piece, a 30 MB graph never exists as one string and one bytes object at once."""
     head = _dump(lines.header)[:-1]  # reopen the header object to append "files"
-    parts = [_OPEN + head + ',"files":[', *_records(lines.files), "]},",
-             '"nodes":[', *_records(lines.nodes), "],",
-             '"links":[', *_records(lines.links), "]}", ""]
-    return "\n".join(parts).encode("utf-8")
+    yield f'{_OPEN}{head},"files":[\n'.encode()
+    for records, close in ((lines.files, ']},\n"nodes":[\n'), (lines.nodes, '],\n"links":[\n'),
+                           (lines.links, "]}\n")):
+        for start in range(0, len(records), _CHUNK):
+            block = records[start:start + _CHUNK]
+            if start + _CHUNK >= len(records):  # the last record has no comma
+                block = [*block[:-1], block[-1][:-1]]
+            yield ("\n".join(block) + "\n").encode()
+        yield close.encode()
+
+
+def dumps(lines: GraphLines) -> bytes:
+    """graph.json bytes (see chunks)."""
+    return b"".join(chunks(lines))
 
 
 def render(graph: Graph, files: list[FileEntry], config: Config) -> bytes:
@@ -118,12 +131,13 @@ def render(graph: Graph, files: list[FileEntry], config: Config) -> bytes:
     return dumps(to_lines(graph, files, config))
 
 
-def _records(lines: list[str]) -> list[str]:
-    return [*lines[:-1], lines[-1][:-1]] if lines else []
+def write_atomic(path: Path, payload: bytes | Iterable[bytes], *,
+                 unless_equal: bool = False) -> bool:
+    """Replace `path` with `payload`: temp file in the same directory, fsync, rename.
 
-
-def write_atomic(path: Path, payload: bytes) -> None:
-    """Replace `path` with `payload`: temp file in the same directory, fsync, rename."""
+    With `unless_equal`, a payload identical to the file's bytes leaves the file untouched
+    (not even its mtime); returns whether it was replaced.
+    """
     _remove_orphans(path)
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
@@ -132,8 +146,14 @@ def write_atomic(path: Path, payload: bytes) -> None:
     except OSError as exc:  # e.g. `-o` into a missing or read-only place: the user can fix it
         raise GitGraphError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
+        digest = hashlib.blake2b()
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            for piece in [payload] if isinstance(payload, bytes) else payload:
+                handle.write(piece)
+                digest.update(piece)
+            if unless_equal and _digest(path) == digest.digest():
+                os.unlink(tmp)
+                return False
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -149,6 +169,19 @@ def write_atomic(path: Path, payload: bytes) -> None:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+    return True
+
+
+def _digest(path: Path) -> bytes | None:
+    """blake2b of a file's bytes, read in blocks; None when it cannot be read."""
+    digest = hashlib.blake2b()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.digest()
 
 
 def _remove_orphans(path: Path) -> None:

@@ -17,7 +17,7 @@ def _lock(root: Path) -> Path:
     return git.common_dir(root) / "gitgraph" / "graph.lock"
 
 
-def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> bytes:
+def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> store.GraphLines:
     """Build the whole graph of `tree` (from the blob cache where it can)."""
     graph, files, report = build_tree_graph(root, tree, config)
     if not quiet:
@@ -26,17 +26,12 @@ def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> bytes:
         print(f"gitgraph: {report.files} files ({report.extracted} parsed, {report.cached} "
               f"cached{extra}), {len(graph.nodes) - len(files)} symbols, {len(graph.edges)} "
               f"edges", file=sys.stderr)
-    return store.render(graph, files, config)
+    return store.to_lines(graph, files, config)
 
 
-def _write_if_changed(path: Path, payload: bytes) -> bool:
-    try:
-        if path.read_bytes() == payload:
-            return False
-    except OSError:
-        pass
-    store.write_atomic(path, payload)
-    return True
+def _write_if_changed(path: Path, lines: store.GraphLines) -> bool:
+    """Write graph.json piece by piece, leaving it untouched when the bytes are the same."""
+    return store.write_atomic(path, store.chunks(lines), unless_equal=True)
 
 
 def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> int:
@@ -80,27 +75,28 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
         # of the two sides may be missing or dangling: while one is committed, rebuild.
         merging = git.merge_in_progress(root)
         if _stale(path, files, config) is not None or merging:
-            payload = None if merging else _spliced(root, path, files, config)
-            if payload is None:
-                payload = _full(root, tree, config, quiet)
+            lines = None if merging else _spliced(root, path, files, config)
+            if lines is None:
+                lines = _full(root, tree, config, quiet)
             elif not quiet:
                 print("gitgraph: updated graph.json incrementally", file=sys.stderr)
-            written = _write_if_changed(path, payload)
+            written = _write_if_changed(path, lines)
         tracked = any(e.path == config.graph for e in tree.entries)
         if stage and (written or _unstaged(root, config.graph, tracked)):
             git.stage_file(root, config.graph)
     return Refreshed(root, config.graph, written, tracked)
 
 
-def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config) -> bytes | None:
+def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config
+             ) -> store.GraphLines | None:
+    """graph.json's lines patched for `files`, or None when a full build is needed."""
     try:
         lines = store.read_lines(path)
     except store.CorruptGraph:
         return None
     if lines is None or lines.header != store.header(config):
         return None
-    patched = incremental.patch(root, config, lines, files)
-    return store.dumps(patched) if patched is not None else None
+    return incremental.patch(root, config, lines, files)
 
 
 def _unstaged(root: Path, graph: str, tracked: bool) -> bool:
