@@ -17,7 +17,7 @@ from typing import Any
 from . import git
 from .cache import BlobCache
 from .config import Config
-from .extract import extract, extractor_digest
+from .extract import extractor_digest
 from .graph import Graph, build, build_part, graph_digest
 from .incremental import interface
 from .index import Report, Tree, load_extractions
@@ -151,18 +151,7 @@ def _with_ghosts(files: list[FileEntry], extractions: dict[str, Extraction], gho
     return files, extractions
 
 
-def extraction_loader(root: Path, tree: Tree, cache: BlobCache, config: Config
+def extraction_loader(root: Path, tree: Tree, config: Config
                       ) -> Callable[[FileEntry], Extraction]:
     """Extraction of one head file: from the cache, else parsed (and cached)."""
-
-    def load(entry: FileEntry) -> Extraction:
-        found = cache.get(entry.blob, entry.lang)
-        if found is None:
-            source = git.read_blobs(root, [entry.blob]).get(entry.blob)
-            if source is None and tree.label == "WORKTREE":
-                source = (root / entry.path).read_bytes()
-            found = extract(source or b"", entry.lang, config.max_file_bytes)
-            cache.put(entry.blob, entry.lang, found)
-        return found
-
-    return load
+    return lambda entry: load_extractions(root, tree, [entry], config, Report())[entry.path]

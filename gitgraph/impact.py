@@ -56,7 +56,7 @@ def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
     raw = changed_files(root, sides)
     files = source_files(sides.head_tree, config, Report())
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
-    load = extraction_loader(root, sides.head_tree, cache, config)
+    load = extraction_loader(root, sides.head_tree, config)
     head_files = {f.path: f for f in files}
     old_contents = git.read_blobs(root, [c.old_blob for c in raw if c.old_blob != ZERO])
     new_contents = _head_contents(root, sides, {c.new_path: c.new_blob for c in raw

@@ -20,8 +20,9 @@ from pathlib import Path
 from . import git
 from .cache import BlobCache
 from .config import Config
-from .extract import extract, extractor_digest
+from .extract import extractor_digest
 from .graph import build_part
+from .index import Report, Tree, load_extractions
 from .model import Extraction, FileEntry
 from .store import GraphLines, file_line, id_prefixes, link_line, node_line
 from .tables import LazyTable, Tables, class_attrs, family
@@ -39,7 +40,7 @@ def interface(extraction: Extraction) -> Hashable:
     )
 
 
-def patch(root: Path, config: Config, old: GraphLines, files: list[FileEntry]
+def patch(root: Path, config: Config, old: GraphLines, tree: Tree, files: list[FileEntry]
           ) -> GraphLines | None:
     """graph.json lines for `files`, or None when a full rebuild is needed."""
     old_files = {f.path: f for f in old.file_entries}
@@ -49,7 +50,7 @@ def patch(root: Path, config: Config, old: GraphLines, files: list[FileEntry]
     if not changed:
         return old
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
-    fresh = _extractions(root, cache, changed, config)
+    fresh = load_extractions(root, tree, changed, config, Report())
     for entry in changed:
         before = cache.get(old_files[entry.path].blob, entry.lang)
         if before is None or interface(before) != interface(fresh[entry.path]):
@@ -57,13 +58,9 @@ def patch(root: Path, config: Config, old: GraphLines, files: list[FileEntry]
     by_path = {f.path: f for f in files}
 
     def load(path: str) -> Extraction:
-        found = fresh.get(path)
-        if found is None:
-            entry = by_path[path]
-            found = cache.get(entry.blob, entry.lang)
-        if found is None:
-            found = _extractions(root, cache, [by_path[path]], config)[path]
-        return found
+        if path in fresh:
+            return fresh[path]
+        return load_extractions(root, tree, [by_path[path]], config, Report())[path]
 
     tables = _tables(old, {f.path: f.lang for f in files}, load)
     part = build_part(tables, changed, fresh)
@@ -75,27 +72,6 @@ def patch(root: Path, config: Config, old: GraphLines, files: list[FileEntry]
         (line for line in old.links if not line.startswith(drop_nodes, 10)),
         sorted(link_line(s, t, k, w) for (s, t), (k, w) in part.edges.items()))
     return GraphLines(old.header, sorted(file_line(f) for f in files), list(nodes), list(links))
-
-
-def _extractions(root: Path, cache: BlobCache, entries: list[FileEntry],
-                 config: Config) -> dict[str, Extraction]:
-    found: dict[str, Extraction] = {}
-    missing = []
-    for entry in entries:
-        cached = cache.get(entry.blob, entry.lang)
-        if cached is None:
-            missing.append(entry)
-        else:
-            found[entry.path] = cached
-    if missing:
-        contents = git.read_blobs(root, [e.blob for e in missing])
-        for entry in missing:
-            source = contents.get(entry.blob)
-            if source is None:  # a work-tree edit: not in the object store
-                source = (root / entry.path).read_bytes()
-            found[entry.path] = extract(source, entry.lang, config.max_file_bytes)
-            cache.put(entry.blob, entry.lang, found[entry.path])
-    return found
 
 
 def _tables(old: GraphLines, lang: dict[str, str], load: Callable[[str], Extraction]) -> Tables:

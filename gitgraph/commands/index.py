@@ -75,7 +75,7 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
         # of the two sides may be missing or dangling: while one is committed, rebuild.
         merging = git.merge_in_progress(root)
         if _stale(path, files, config) is not None or merging:
-            lines = None if merging else _spliced(root, path, files, config)
+            lines = None if merging else _spliced(root, path, tree, files, config)
             if lines is None:
                 lines = _full(root, tree, config, quiet)
             elif not quiet:
@@ -87,7 +87,7 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
     return Refreshed(root, config.graph, written, tracked)
 
 
-def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config
+def _spliced(root: Path, path: Path, tree: Tree, files: list[FileEntry], config: Config
              ) -> store.GraphLines | None:
     """graph.json's lines patched for `files`, or None when a full build is needed."""
     try:
@@ -96,7 +96,7 @@ def _spliced(root: Path, path: Path, files: list[FileEntry], config: Config
         return None
     if lines is None or lines.header != store.header(config):
         return None
-    return incremental.patch(root, config, lines, files)
+    return incremental.patch(root, config, lines, tree, files)
 
 
 def _unstaged(root: Path, graph: str, tracked: bool) -> bool:
