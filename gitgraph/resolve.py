@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .model import Import
-from .tables import JS_LANGS, Tables, family, python_modules
+from .tables import JS_LANGS, Tables, absolute_python, family, python_module_name, python_modules
 
 MAX_CANDIDATES = 3  # more same-named globals than this: too ambiguous to be evidence
 _CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "module"}
@@ -105,7 +105,7 @@ class Resolver:
     def _module(self, importer: str, spec: str) -> Target | None:
         lang = self.lang[importer]
         if lang == "python":
-            dotted = _absolute_python(self.py_module_name(importer), importer, spec)
+            dotted = absolute_python(self.py_module_name(importer), importer, spec)
             path = self.py_modules.get(dotted) if dotted is not None else None
             return Target("file", path) if path else None
         if lang in JS_LANGS:
@@ -147,13 +147,7 @@ class Resolver:
 
     def py_module_name(self, path: str) -> str:
         """Dotted module name of a Python file, from the `__init__.py` chain above it."""
-        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        start = len(parts) - 1
-        while start > 0 and "/".join(parts[:start]) + "/__init__.py" in self.lang:
-            start -= 1
-        return ".".join(parts[start:]) if parts else ""
+        return python_module_name(path, self.lang)
 
     # -- namespaces ----------------------------------------------------------------------------
 
@@ -415,18 +409,3 @@ def _bound_name(imp: Import, lang: str) -> str:
     if lang == "python":
         return imp.module.split(".")[0]
     return imp.module.replace("::", "/").rstrip("/").rpartition("/")[2]
-
-
-def _absolute_python(current: str, path: str, spec: str) -> str | None:
-    """`from ..x import` inside module `current` → an absolute dotted name."""
-    level = len(spec) - len(spec.lstrip("."))
-    if not level:
-        return spec
-    package = current.split(".") if current else []
-    if not path.endswith("__init__.py"):
-        package = package[:-1]
-    if level - 1 > len(package):
-        return None
-    base = package[: len(package) - (level - 1)]
-    rest = spec[level:]
-    return ".".join([*base, rest] if rest else base)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,17 +91,39 @@ def family(lang: str) -> str:
     return "js" if lang in JS_LANGS else lang
 
 
+def python_module_name(path: str, present: Container[str]) -> str:
+    """Dotted module name of a Python file, from the `__init__.py` chain above it (`present`
+    holds the tree's paths)."""
+    parts = path[: -len(posixpath.splitext(path)[1])].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    start = len(parts) - 1
+    while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
+        start -= 1
+    return ".".join(parts[start:]) if parts else ""
+
+
 def python_modules(paths: list[str]) -> dict[str, str]:
+    """Dotted module name → file, for every Python file (`.py` before `.pyi`)."""
     present = set(paths)
     modules: dict[str, str] = {}
     for path in sorted(paths):
-        parts = path[: -len(posixpath.splitext(path)[1])].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        start = len(parts) - 1
-        while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
-            start -= 1
-        name = ".".join(parts[start:])
-        if name and (name not in modules or path.endswith(".py")):
+        name = python_module_name(path, present)
+        if name:
             modules.setdefault(name, path)
     return modules
+
+
+def absolute_python(current: str, path: str, spec: str) -> str | None:
+    """`from ..x import` inside module `current` → an absolute dotted name."""
+    level = len(spec) - len(spec.lstrip("."))
+    if not level:
+        return spec
+    package = current.split(".") if current else []
+    if not path.endswith("__init__.py"):
+        package = package[:-1]
+    if level - 1 > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    rest = spec[level:]
+    return ".".join([*base, rest] if rest else base)
