@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -51,8 +52,10 @@ def repo_root(cwd: Path) -> Path:
     return Path(os.fsdecode(out.rstrip(b"\n")))
 
 
+@functools.cache
 def common_dir(root: Path) -> Path:
-    """`$(git rev-parse --git-common-dir)`: shared by all linked worktrees."""
+    """`$(git rev-parse --git-common-dir)`: shared by all linked worktrees (asked once per
+    work tree and process: every cache lookup needs it)."""
     out = os.fsdecode(run(root, "rev-parse", "--git-common-dir").rstrip(b"\n"))
     return (root / out).resolve()
 
