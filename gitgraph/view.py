@@ -8,10 +8,6 @@ changing their interface) are re-resolved and laid over it.
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import marshal
-import os
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
@@ -19,11 +15,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import sealed
 from .graph import Graph
 from .model import FileEntry
 from .tables import Tables
 
-log = logging.getLogger("gitgraph")
 Edge = tuple[str, str, float]  # (other node, kind, weight)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
 _ATTRS = ("kind", "name", "path", "start_line", "end_line", "signature", "test")
@@ -172,37 +168,19 @@ class CompactView:
                    (dict(tables.by_name), dict(tables.methods), dict(tables.bases)))
 
     def save(self, path: Path) -> None:
-        """Write atomically; a failure is logged, never raised (it is only a cache)."""
-        payload = marshal.dumps((
+        """Store in the cache directory (a failure is logged, never raised)."""
+        sealed.dump(path, (
             _FORMAT, tuple(tuple(f) for f in self.files), self.ids, self.attrs,
             tuple(a.tobytes() for a in self._in), tuple(a.tobytes() for a in self._out),
             self.tables))
-        digest = hashlib.blake2b(payload, digest_size=16).digest()
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(digest + payload)
-            os.replace(tmp, path)
-        except OSError as exc:
-            log.info("view: cannot write %s (%s)", path, exc)
 
     @classmethod
     def load(cls, path: Path) -> CompactView | None:
         """The stored view, or None when absent, corrupt or of another format."""
-        try:
-            raw = path.read_bytes()
-        except OSError:
+        stored = sealed.load(path)
+        if not isinstance(stored, tuple) or len(stored) != 7 or stored[0] != _FORMAT:
             return None
-        digest, payload = raw[:16], raw[16:]
-        if hashlib.blake2b(payload, digest_size=16).digest() != digest:
-            log.info("view: %s is corrupt; rebuilding", path.name)
-            return None
-        try:
-            fmt, files, ids, attrs, incoming, outgoing, tables = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError):
-            return None
-        if fmt != _FORMAT:
-            return None
+        _, files, ids, attrs, incoming, outgoing, tables = stored
         return cls(tuple(FileEntry(*f) for f in files), ids, attrs, _arrays(incoming),
                    _arrays(outgoing), tables)
 
