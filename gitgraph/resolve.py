@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .model import Import
-from .tables import JS_LANGS, Tables, absolute_python, family, python_module_name, python_modules
+from .tables import JS_LANGS, Tables, absolute_python, family, python_module_name
 
 MAX_CANDIDATES = 3  # more same-named globals than this: too ambiguous to be evidence
 _CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "module"}
@@ -82,10 +82,7 @@ class Resolver:
         # Base classes are resolved without walking bases (use_bases=False), so the result
         # does not depend on the order in which classes are seen.
         self.bases: dict[str, list[str]] = tables.bases if use_bases else {}
-        self.dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for path in sorted(self.lang):
-            self.dir_files[(posixpath.dirname(path), family(self.lang[path]))].append(path)
-        self.py_modules = python_modules([p for p, lang in self.lang.items() if lang == "python"])
+        self.dir_files, self.py_modules = tables.layout()
         self._bindings: dict[str, dict[str, list[Import]]] = {}
         self._modules: dict[tuple[str, str], Target | None] = {}
         self._members: dict[tuple[Target, str], Candidates] = {}

@@ -8,12 +8,19 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from .model import Extraction, FileEntry, Import, Symbol
 
 JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
+
+
+class Layout(NamedTuple):
+    """Where files are: what module and package lookups read."""
+
+    dir_files: dict[tuple[str, str], list[str]]  # (directory, family) -> paths, sorted
+    py_modules: dict[str, str]  # dotted Python module name -> path
 
 
 @dataclass
@@ -31,6 +38,7 @@ class Tables:
     methods: dict[tuple[str, str], list[str]]  # (family, name) -> method nodes
     bases: dict[str, list[str]]  # class node -> base class nodes, sorted
     attrs: dict[str, dict[str, dict[str, tuple[str, ...]]]]  # path -> class -> attribute -> held
+    _layout: tuple[int, Layout] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def build(cls, files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> Tables:
@@ -46,6 +54,17 @@ class Tables:
             for symbol in extraction.symbols:
                 tables.add_symbol(lang_family, f"{entry.path}::{symbol.qualname}", symbol.kind)
         return tables
+
+    def layout(self) -> Layout:
+        """Files by (directory, language family), and Python module names → files; computed
+        once per set of paths (paths are only ever added, so their count tells)."""
+        if self._layout is None or self._layout[0] != len(self.lang):
+            dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for path in sorted(self.lang):
+                dir_files[(posixpath.dirname(path), family(self.lang[path]))].append(path)
+            modules = python_modules([p for p, lang in self.lang.items() if lang == "python"])
+            self._layout = (len(self.lang), Layout(dir_files, modules))
+        return self._layout[1]
 
     def add_symbol(self, family: str, node: str, kind: str) -> None:
         """Index a definition for global (import-less) lookups."""
