@@ -3,10 +3,13 @@
 Run from the repo root: `python bench/hook_speed.py [--runs 5] [--keep]`.
 Every time is one whole process, median of the runs: `gitgraph hook` run directly, and
 `pre-commit run gitgraph` with a `repo: local` config (pre-commit's start-up, its stash of
-unstaged files and the hook). Each run starts from a commit whose graph.json is current and
-stages fresh edits (new blob ids every run, so the parse of the edited files is timed too):
+unstaged files and the hook). Each run stages fresh edits (new blob ids every run, so the
+parse of the edited files is timed too) on top of the previous run's commit, as in a day of
+commits: graph.json is the one the hook wrote for the last commit.
 
 - body: a statement added inside a function of each file (the incremental splice);
+- body after checkout: the same, but first `git checkout` rewrote graph.json (as a branch
+  switch or pull does), so the hook scans the whole file once before trusting it;
 - interface: a function appended to each file (no splice possible: a rebuild from the cache);
 - docs only: README.rst edited (no source file changed: graph.json is not rewritten).
 
@@ -39,10 +42,12 @@ class Case(NamedTuple):
 
     edit: str  # body | interface | docs
     files: int
+    after_checkout: bool = False
 
 
 CASES = (
     Case("body", 1),
+    Case("body", 1, after_checkout=True),
     Case("body", 10),
     Case("interface", 1),
     Case("interface", 10),
@@ -107,9 +112,12 @@ def measure(
     """Time the hook `runs` times per runner for one case; check every result."""
     direct: list[Timing] = []
     through: list[Timing] = []
+    git(repo, "reset", "-q", "--hard", base)
     for run in range(runs):
         for command, timings in ((hook_command(), direct), (pre_commit_command(), through)):
-            git(repo, "reset", "-q", "--hard", base)
+            if case.after_checkout:
+                (repo / GRAPH).unlink()
+                git(repo, "checkout", "-q", "--", GRAPH)
             edit(repo, case, files[case.files], run * 2 + len(timings))
             timing = timed(command, repo)
             if timing.returncode != 0:
@@ -118,6 +126,7 @@ def measure(
             if check.returncode != 0:
                 raise RuntimeError(f"graph.json stale after {case} ({' '.join(command)})")
             timings.append(timing)
+            git(repo, "commit", "-q", "--no-verify", "-m", f"bench run {run}")
     git(repo, "reset", "-q", "--hard", base)
     return direct, through
 
@@ -153,7 +162,7 @@ def report(
             target = f"≤ {TARGET_DIRECT_1} s {'✓' if median <= TARGET_DIRECT_1 else '✗'}"
         label = {"body": "body-only edit", "interface": "function added", "docs": "docs only"}[
             case.edit
-        ]
+        ] + (" after a checkout" if case.after_checkout else "")
         lines.append(
             f"| {label} | {case.files} | {' | '.join(cell(direct))} | "
             f"{' | '.join(cell(through))} | {target} |"

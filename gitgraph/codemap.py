@@ -95,7 +95,7 @@ class CodeMap:
 def build_codemap(root: Path, config: Config) -> CodeMap:
     """The code map of HEAD's tree (built in memory from the blob cache)."""
     tree = snapshot(root, rev="HEAD")
-    graph, files, _ = build_tree_graph(root, tree, config)
+    graph = build_tree_graph(root, tree, config).graph
     blobs = {entry.path: entry.blob for entry in tree.entries}
     score = pagerank(graph)
     test_paths = {p for p, node in graph.nodes.items()

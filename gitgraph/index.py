@@ -13,14 +13,16 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from . import git
 from .cache import BlobCache
 from .config import Config
 from .extract import extract, extractor_digest
-from .graph import Graph, build
+from .graph import Graph, build_part
 from .languages import language_of
 from .model import Extraction, FileEntry
+from .tables import Tables
 
 PARALLEL_MIN = 64  # below this many blobs to parse, a worker pool costs more than it saves
 _REGULAR = ("100644", "100755")
@@ -185,10 +187,20 @@ def _progress(total: int) -> Callable[[int], None]:
     return step
 
 
-def build_tree_graph(root: Path, tree: Tree, config: Config
-                     ) -> tuple[Graph, list[FileEntry], Report]:
+class Built(NamedTuple):
+    """The graph of a whole tree, with what it was built from."""
+
+    graph: Graph
+    files: list[FileEntry]
+    report: Report
+    tables: Tables  # what resolution knew about the tree (an incremental update reuses it)
+
+
+def build_tree_graph(root: Path, tree: Tree, config: Config) -> Built:
     """Everything `index` and `update` compute, without writing graph.json."""
     report = Report()
     files = source_files(tree, config, report)
     extractions = load_extractions(root, tree, files, config, report)
-    return build(files, extractions), files, report
+    tables = Tables.build(files, extractions)
+    graph = build_part(tables, files, extractions, record_bases=True)
+    return Built(graph, files, report, tables)

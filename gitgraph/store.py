@@ -131,7 +131,7 @@ def render(graph: Graph, files: list[FileEntry], config: Config) -> bytes:
     return dumps(to_lines(graph, files, config))
 
 
-def write_atomic(path: Path, payload: bytes | Iterable[bytes], *,
+def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
                  unless_equal: bool = False) -> bool:
     """Replace `path` with `payload`: temp file in the same directory, fsync, rename.
 
@@ -150,7 +150,8 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes], *,
         with os.fdopen(fd, "wb") as handle:
             for piece in [payload] if isinstance(payload, bytes) else payload:
                 handle.write(piece)
-                digest.update(piece)
+                if unless_equal:
+                    digest.update(piece)
             if unless_equal and _digest(path) == digest.digest():
                 os.unlink(tmp)
                 return False
@@ -224,65 +225,94 @@ def has_conflict_markers(raw: bytes | mmap.mmap) -> bool:
     return raw[:8] == b"<<<<<<< " or any(raw.find(m) >= 0 for m in _CONFLICT_MARKERS[1:])
 
 
+Stat = tuple[int, int, int, int, int]  # device, inode, size, mtime and ctime (ns)
+
+
+@dataclass(frozen=True)
+class GraphFile:
+    """graph.json as read: its bytes (mapped, not copied), header, file table, and where each
+    array's records lie (`[start, end)` byte spans of whole lines, each ending in "\\n")."""
+
+    raw: mmap.mmap
+    stat: Stat  # of the file read
+    header: dict[str, str]
+    files: tuple[FileEntry, ...]
+    spans: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]  # files, nodes, links
+
+    def lines(self) -> GraphLines:
+        """The records as lines (the layout merges and line-level edits work on)."""
+        arrays = [self.raw[a:b].decode("utf-8").split("\n")[:-1] for a, b in self.spans]
+        return GraphLines(self.header, *(_commas(lines) for lines in arrays))
+
+
+_FILES_END = b'\n]},\n"nodes":[\n'
+_NODES_END = b'\n],\n"links":[\n'
+_LINKS_END = b"\n]}\n"
+
+
+def stat_of(path: Path) -> Stat | None:
+    """What tells one version of a file from another without reading it (as git's index does)."""
+    try:
+        return _stat(os.stat(path))
+    except OSError:
+        return None
+
+
+def _stat(st: os.stat_result) -> Stat:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def open_graph(path: Path, checked: Stat | None = None) -> GraphFile | None:
+    """graph.json mapped and checked; None when absent; CorruptGraph when untrustworthy.
+
+    Its whole bytes are scanned (merge conflict markers, UTF-8) unless its stat is `checked`:
+    the file gitgraph itself wrote last, untouched since, is not read beyond what is used.
+    """
+    try:
+        with path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            raw = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CorruptGraph(f"cannot read {path.name}: {exc.strerror}") from None
+    if raw is None:
+        raise CorruptGraph(f"{path.name} is empty")
+    if _stat(st) != checked:
+        if has_conflict_markers(raw):
+            raise CorruptGraph(f"{path.name} has merge conflict markers")
+        try:
+            raw[:].decode("utf-8")
+        except UnicodeDecodeError:
+            raise CorruptGraph(f"{path.name} is not UTF-8") from None
+    first = raw.find(b"\n") + 1
+    header = _header(raw[:first].decode("utf-8", "replace").rstrip("\n"), path)
+    files_end = raw.find(_FILES_END, first - 1)
+    nodes_end = raw.find(_NODES_END, files_end)
+    if files_end < 0 or nodes_end < 0 or raw[-len(_LINKS_END):] != _LINKS_END:
+        raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)")
+    spans = ((first, files_end + 1), (files_end + len(_FILES_END), nodes_end + 1),
+             (nodes_end + len(_NODES_END), len(raw) - len(_LINKS_END) + 1))
+    if any(a > b for a, b in spans):
+        raise CorruptGraph(f"{path.name} is not in gitgraph's layout")
+    return GraphFile(raw, _stat(st), header, _file_table(raw[spans[0][0]:spans[0][1]]), spans)
+
+
 def read_lines(path: Path) -> GraphLines | None:
     """graph.json split into record lines; None when absent; CorruptGraph when untrustworthy."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise CorruptGraph(f"cannot read {path.name}: {exc.strerror}") from None
-    if has_conflict_markers(raw):
-        raise CorruptGraph(f"{path.name} has merge conflict markers")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise CorruptGraph(f"{path.name} is not UTF-8") from None
-    lines = text.split("\n")
-    header = _header(lines[0] if lines else "", path)
-    try:
-        files_end = lines.index("]},")
-        nodes_end = lines.index("],", files_end)
-        links_end = lines.index("]}", nodes_end)
-    except ValueError:
-        raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)") from None
-    if (lines[files_end + 1] != '"nodes":[' or lines[nodes_end + 1] != '"links":['
-            or lines[links_end + 1:] != [""]):
-        raise CorruptGraph(f"{path.name} is not in gitgraph's layout")
-    graph = GraphLines(header, _commas(lines[1:files_end]), _commas(lines[files_end + 2:nodes_end]),
-                       _commas(lines[nodes_end + 2:links_end]))
-    _ = graph.file_entries  # validates the file table
-    return graph
+    graph = open_graph(path)
+    return None if graph is None else graph.lines()
 
 
-def read_file_table(path: Path) -> tuple[dict[str, str], tuple[FileEntry, ...]] | None:
-    """Only the header and file table (the top of the file): enough to tell staleness."""
+def _file_table(section: bytes) -> tuple[FileEntry, ...]:
+    """The file table's records (one JSON array parse), validated."""
     try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise CorruptGraph(f"cannot read {path.name}: {exc.strerror}") from None
-    with handle:
-        whole = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if _size(handle) else b""
-        # Cheap whole-file checks (C-speed scans): a merge conflict anywhere, a torn end.
-        if has_conflict_markers(whole):
-            raise CorruptGraph(f"{path.name} has merge conflict markers")
-        if not whole[-3:] == b"]}\n":
-            raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)")
-        first = handle.readline().decode("utf-8", "replace").rstrip("\n")
-        header = _header(first, path)
-        records: list[str] = []
-        for raw in handle:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if line == "]},":
-                return header, tuple(_file_entry(r) for r in _commas(records))
-            records.append(line)
-    raise CorruptGraph(f"{path.name} is not in gitgraph's layout (truncated?)")
-
-
-def _size(handle: Any) -> int:
-    return os.fstat(handle.fileno()).st_size
+        records = json.loads(b"[" + section.replace(b"\n", b"") + b"]")
+    except (ValueError, UnicodeDecodeError):
+        for line in section.decode("utf-8", "replace").split("\n")[:-1]:
+            _file_entry(line if line.endswith(",") else line + ",")  # names the bad line
+        raise CorruptGraph("graph.json has a malformed file table") from None
+    return tuple(_entry(record, str(record)[:80]) for record in records)
 
 
 def _header(first: str, path: Path) -> dict[str, str]:
@@ -310,9 +340,16 @@ def _commas(lines: list[str]) -> list[str]:
 def _file_entry(line: str) -> FileEntry:
     try:
         record = json.loads(line[:-1])
-        entry = FileEntry(record["path"], record["blob"], record["lang"])
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
         raise CorruptGraph(f"graph.json has a bad file record: {line[:80]}") from None
+    return _entry(record, line[:80])
+
+
+def _entry(record: Any, shown: str) -> FileEntry:
+    try:
+        entry = FileEntry(record["path"], record["blob"], record["lang"])
+    except (KeyError, TypeError):
+        raise CorruptGraph(f"graph.json has a bad file record: {shown}") from None
     if not is_safe_path(entry.path) or not isinstance(entry.blob, str):
         raise CorruptGraph(f"graph.json names an unsafe path {entry.path!r}")
     return entry

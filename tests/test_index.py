@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 import re
 import shutil
 import sys
@@ -354,6 +355,40 @@ def test_body_only_commits_are_spliced_and_equal_a_full_build(
         links(graph))
     assert ("calls", "shop/special.py::Special.price", "shop/models.py::Item.price") not in (
         links(graph))
+
+
+def test_stored_tables_are_reused_only_while_every_interface_matches(
+    repo: Repo, tmp_path: Path
+) -> None:
+    for path, text in SHOP.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    assert repo.run_cli("update", "--staged")[0] == 0
+    graph_a = repo.read(GRAPH)
+    # Tree B adds `extra` to shop/models.py: an interface change, so a rebuild stores B's tables.
+    models = repo.read("shop/models.py").decode()
+    repo.write("shop/models.py", models + "\n\ndef extra():\n    return 5\n")
+    repo.commit("extra")
+    assert repo.run_cli("update", "--staged")[0] == 0
+    # Back on tree A with A's graph.json (a checkout), a body edit calls `extra` by name: A has
+    # no such function, so B's tables must not be used to resolve it.
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.write(GRAPH, graph_a)
+    api = repo.read("shop/api.py").decode()
+    repo.write("shop/api.py", api.replace("    return Special()\n",
+                                          "    extra()\n    return Special()\n"))
+    repo.git("add", "shop/api.py")
+    code, _, err = repo.gitgraph("-v", "update", "--staged")
+    assert code == 0 and "incrementally" in err
+    assert "no stored tables fit graph.json" in err  # B's were refused
+    assert repo.read(GRAPH) == cold_build(repo.path)
+    # Tables stored for A serve the next body edit, unread from graph.json.
+    repo.write("shop/api.py", repo.read("shop/api.py").decode().replace("extra()", "extra(1)"))
+    repo.git("add", "shop/api.py")
+    code, _, err = repo.gitgraph("-v", "update", "--staged")
+    assert code == 0 and "incrementally" in err
+    assert "no stored tables" not in err
+    assert repo.read(GRAPH) == cold_build(repo.path)
 
 
 @dataclass(frozen=True)
@@ -711,6 +746,25 @@ def test_conflicted_graph_json_is_regenerated_by_update(repo: Repo, tmp_path: Pa
     repo.commit("merge", add=False)
     assert repo.run_cli("index", "--rev", "HEAD", "-o", str(tmp_path / "fresh.json"))[0] == 0
     assert repo.read(GRAPH) == (tmp_path / "fresh.json").read_bytes()
+
+
+def test_a_rewritten_graph_json_is_scanned_again_even_with_its_old_size_and_mtime(
+    repo: Repo
+) -> None:
+    """The whole-file scan is skipped only for the file gitgraph last wrote or scanned."""
+    small_project(repo)
+    repo.commit("init")
+    assert repo.run_cli("update")[0] == 0
+    path = repo.path / GRAPH
+    before = path.stat()
+    good = path.read_bytes()
+    at = good.index(b"\n", good.index(b'"nodes":[')) + 1
+    marked = good[:at] + b"<<<<<<< ours\n" + good[at + len(b"<<<<<<< ours\n"):]  # same size
+    path.write_bytes(marked)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    code, _, err = repo.run_cli("update")
+    assert code == 0 and "merge conflict markers; regenerating it" in err
+    assert path.read_bytes() == good
 
 
 # -- the commit path ---------------------------------------------------------------------------

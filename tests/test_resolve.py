@@ -41,7 +41,7 @@ def out_of(edges: Edges, source: str, kind: str | None = None) -> dict[str, floa
 
 def graph_of(repo: Repo) -> Graph:
     return build_tree_graph(repo.path, snapshot(repo.path, rev="HEAD"),
-                            config_mod.load(repo.path))[0]
+                            config_mod.load(repo.path)).graph
 
 
 F = "def f():\n    return 1\n"

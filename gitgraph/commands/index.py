@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from gitgraph import config as config_mod
-from gitgraph import git, incremental, store
+from gitgraph import git, incremental, sealed, store
 from gitgraph.config import Config
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
 from gitgraph.model import FileEntry
@@ -19,7 +21,8 @@ def _lock(root: Path) -> Path:
 
 def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> store.GraphLines:
     """Build the whole graph of `tree` (from the blob cache where it can)."""
-    graph, files, report = build_tree_graph(root, tree, config)
+    graph, files, report, tables = build_tree_graph(root, tree, config)
+    incremental.remember_tables(root, config, files, tables)
     if not quiet:
         skipped = sum(report.skipped.values())
         extra = f", {skipped} skipped" if skipped else ""
@@ -74,29 +77,56 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
         # A text merge leaves a file table that matches the tree, but links between files
         # of the two sides may be missing or dangling: while one is committed, rebuild.
         merging = git.merge_in_progress(root)
-        if _stale(path, files, config) is not None or merging:
-            lines = None if merging else _spliced(root, path, tree, files, config)
-            if lines is None:
-                lines = _full(root, tree, config, quiet)
-            elif not quiet:
-                print("gitgraph: updated graph.json incrementally", file=sys.stderr)
-            written = _write_if_changed(path, lines)
+        opened = _open(root, path)
+        old = opened.graph
+        if _stale(opened, files, config) is not None or merging:
+            pieces = None
+            if old is not None and old.header == store.header(config) and not merging:
+                pieces = incremental.patch(root, config, old, tree, files)
+            if pieces is not None:
+                written = store.write_atomic(path, pieces)
+                if not quiet:
+                    print("gitgraph: updated graph.json incrementally", file=sys.stderr)
+            else:
+                written = _write_if_changed(path, _full(root, tree, config, quiet))
+            if written:
+                sealed.dump(_checked_file(root, path), store.stat_of(path))
         tracked = any(e.path == config.graph for e in tree.entries)
         if stage and (written or _unstaged(root, config.graph, tracked)):
             git.stage_file(root, config.graph)
     return Refreshed(root, config.graph, written, tracked)
 
 
-def _spliced(root: Path, path: Path, tree: Tree, files: list[FileEntry], config: Config
-             ) -> store.GraphLines | None:
-    """graph.json's lines patched for `files`, or None when a full build is needed."""
+class Opened(NamedTuple):
+    """graph.json as read, or why there is none to read."""
+
+    graph: store.GraphFile | None
+    problem: str  # "(no graph.json)", "(graph.json unreadable)" or ""
+
+
+def _open(root: Path, path: Path) -> Opened:
+    """graph.json as read; a warning when it cannot be trusted (it will be regenerated).
+
+    A file scanned whole once (or written by gitgraph) is remembered by its stat, so the
+    next run reads only the parts it uses while the file stays untouched."""
+    checked_file = _checked_file(root, path)
+    checked = sealed.load(checked_file)
     try:
-        lines = store.read_lines(path)
-    except store.CorruptGraph:
-        return None
-    if lines is None or lines.header != store.header(config):
-        return None
-    return incremental.patch(root, config, lines, tree, files)
+        graph = store.open_graph(path, checked if isinstance(checked, tuple) else None)
+    except store.CorruptGraph as exc:
+        print(f"gitgraph: warning: {exc}; regenerating it", file=sys.stderr)
+        return Opened(None, "(graph.json unreadable)")
+    if graph is None:
+        return Opened(None, "(no graph.json)")
+    if graph.stat != checked:
+        sealed.dump(checked_file, graph.stat)
+    return Opened(graph, "")
+
+
+def _checked_file(root: Path, path: Path) -> Path:
+    """Where the stat of the last fully checked graph.json at `path` is kept."""
+    name = hashlib.blake2b(os.fsencode(path), digest_size=8).hexdigest()
+    return git.common_dir(root) / "gitgraph" / f"checked-{name}"
 
 
 def _unstaged(root: Path, graph: str, tracked: bool) -> bool:
@@ -105,20 +135,15 @@ def _unstaged(root: Path, graph: str, tracked: bool) -> bool:
     return not tracked or git.worktree_differs(root, graph)
 
 
-def _stale(path: Path, files: list[FileEntry], config: Config) -> list[str] | None:
+def _stale(opened: Opened, files: list[FileEntry], config: Config) -> list[str] | None:
     """Paths whose graph.json record differs from `files`; None when up to date."""
-    try:
-        table = store.read_file_table(path)
-    except store.CorruptGraph as exc:
-        print(f"gitgraph: warning: {exc}; regenerating it", file=sys.stderr)
-        return ["(graph.json unreadable)"]
-    if table is None:
-        return ["(no graph.json)"]
-    header, stored = table
-    if header != store.header(config):
+    graph = opened.graph
+    if graph is None:
+        return [opened.problem]
+    if graph.header != store.header(config):
         return ["(graph.json from another gitgraph version or config)"]
     wanted = {f.path: f for f in files}
-    have = {f.path: f for f in stored}
+    have = {f.path: f for f in graph.files}
     stale = sorted(p for p in wanted.keys() | have.keys() if wanted.get(p) != have.get(p))
     return stale or None
 
@@ -128,7 +153,8 @@ def check(*, cwd: Path, rev: str | None) -> int:
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     tree = snapshot(root, rev=rev, staged=rev is None)
-    stale = _stale(root / config.graph, source_files(tree, config, Report()), config)
+    stale = _stale(_open(root, root / config.graph), source_files(tree, config, Report()),
+                   config)
     if stale is None:
         print(f"gitgraph: {config.graph} is up to date", file=sys.stderr)
         return 0

@@ -17,7 +17,7 @@ def stats(*, cwd: Path, rev: str | None) -> int:
 
     root = git.repo_root(cwd)
     config = config_mod.load(root)
-    graph, files, report = build_tree_graph(root, snapshot(root, rev=rev), config)
+    graph, files, report, _ = build_tree_graph(root, snapshot(root, rev=rev), config)
     kinds = Counter(n["kind"] for n in graph.nodes.values() if n["kind"] != "file")
     edges = Counter(kind for kind, _ in graph.edges.values())
     langs = Counter(f.lang for f in files)
