@@ -151,9 +151,9 @@ def report(
         f"median of {runs} runs · load average {load_before:.2f} before, "
         f"{os.getloadavg()[0]:.2f} after",
         "",
-        "| commit | files | `gitgraph hook` s | range | `pre-commit run gitgraph` s | range "
-        "| target |",
-        "|---|--:|--:|--:|--:|--:|:-:|",
+        "| commit | files | `gitgraph hook` s | range | CPU s | `pre-commit run gitgraph` s "
+        "| range | target |",
+        "|---|--:|--:|--:|--:|--:|--:|:-:|",
     ]
     for case, direct, through in rows:
         target = ""
@@ -165,6 +165,7 @@ def report(
         ] + (" after a checkout" if case.after_checkout else "")
         lines.append(
             f"| {label} | {case.files} | {' | '.join(cell(direct))} | "
+            f"{statistics.median(t.cpu_seconds for t in direct):.2f} | "
             f"{' | '.join(cell(through))} | {target} |"
         )
     return "\n".join(lines)

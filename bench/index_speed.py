@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -67,6 +68,7 @@ class Measurements:
     warm: list[Timing] = field(default_factory=list)
     update_1: list[Timing] = field(default_factory=list)
     update_10: list[Timing] = field(default_factory=list)
+    update_body: list[Timing] = field(default_factory=list)
     inconsistencies: list[str] = field(default_factory=list)
 
 
@@ -140,6 +142,23 @@ def commit_probes(repo: Path, files: list[Path]) -> None:
     git(repo, "commit", "-q", "-am", f"bench: probe {len(files)} files")
 
 
+_RETURN = re.compile(r"^( +)return\b", re.MULTILINE)
+
+
+def commit_body_edit(repo: Path, files: list[Path], run: int) -> None:
+    """Add a statement before the first indented `return` of the first such file; commit."""
+    for path in files:
+        text = path.read_text("utf-8")
+        match = _RETURN.search(text)
+        if match:
+            indent = match.group(1)
+            path.write_text(f"{text[:match.start()]}{indent}_bench = {run}\n"
+                            f"{text[match.start():]}", "utf-8")
+            git(repo, "commit", "-q", "-am", f"bench: body edit {run}")
+            return
+    raise RuntimeError("no probe file has an indented return")
+
+
 def restore(repo: Path) -> None:
     """Return to the base commit and bring graph.json back in line with it (untimed)."""
     git(repo, "reset", "-q", "--hard", BASE_TAG)
@@ -168,6 +187,13 @@ def measure(repo: Path, subject: Subject, runs: int, progress: bool) -> RepoResu
             if why := difference(full_graph, graph_file.read_bytes()):
                 measurements.inconsistencies.append(f"run {run + 1}: warm != cold index, {why}")
 
+            commit_body_edit(repo, probes, run)
+            measurements.update_body.append(run_gitgraph(repo, "update", "--staged"))
+            restore(repo)
+            if why := difference(full_graph, graph_file.read_bytes()):
+                measurements.inconsistencies.append(
+                    f"run {run + 1}: update back to base after a body edit != full index, {why}")
+
             for count, timings in ((1, measurements.update_1), (10, measurements.update_10)):
                 commit_probes(repo, probes[:count])
                 timings.append(run_gitgraph(repo, "update", "--staged"))
@@ -195,9 +221,9 @@ def peak_rss_mb(timings: list[Timing]) -> float:
 def results_table(results: list[RepoResult]) -> list[str]:
     """One Markdown row per repo."""
     lines = [
-        "| repo | files | symbols | edges | cold s | warm s | update 1-file s "
-        "| update 10-file s | peak RSS MB | graph.json MB |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| repo | files | symbols | edges | cold s | warm s | update 1-file body s "
+        "| update 1-file s | update 10-file s | peak RSS MB | graph.json MB |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for result in results:
         stats, times = result.stats, result.measurements
@@ -206,7 +232,8 @@ def results_table(results: list[RepoResult]) -> list[str]:
             cells += ["—"] * 3
         else:
             cells += [f"{stats.files:,}", f"{stats.symbols:,}", f"{stats.edges:,}"]
-        for timings in (times.cold, times.warm, times.update_1, times.update_10):
+        for timings in (times.cold, times.warm, times.update_body, times.update_1,
+                        times.update_10):
             cells.append(f"{median_seconds(timings):.2f}" if timings else "—")
         cells.append(f"{peak_rss_mb(times.cold):.0f}" if times.cold else "—")
         cells.append(f"{stats.size_bytes / MB:.2f}" if stats else "—")
@@ -220,7 +247,10 @@ def targets_table(result: RepoResult) -> list[str]:
     rows = [
         ("cold index", "s", TARGETS["cold"], times.cold, median_seconds),
         ("warm index (branch switch)", "s", TARGETS["warm"], times.warm, median_seconds),
-        ("update after 1-file commit", "s", TARGETS["update_1"], times.update_1, median_seconds),
+        ("update after 1-file body edit", "s", TARGETS["update_1"], times.update_body,
+         median_seconds),
+        ("update after 1-file commit adding a function", "s", TARGETS["update_1"],
+         times.update_1, median_seconds),
         ("peak RSS of cold index", "MB", TARGETS["rss_mb"], times.cold, peak_rss_mb),
     ]
     lines = [
