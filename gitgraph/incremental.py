@@ -75,17 +75,33 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
                     LazyTable(lambda p: {s.qualname: s for s in load(p).symbols}),
                     LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
                     {}, LazyTable(lambda p: class_attrs(load(p))))
-    stored = _tables_file(root, config)
-    if not _stored_tables(tables, stored, old.files, cache):
-        log.info("update: no stored tables fit graph.json; reading them from its records")
-        _read_tables(tables, old)
-        save_tables(stored, old.files, tables)
+    _global_tables(root, config, old, tables, cache)
     part = build_part(tables, changed, fresh)
     pieces = splice(old, [f.path for f in changed], (
         sorted(file_line(f) for f in changed),
         sorted(node_line(n) for n in part.nodes.values()),
         sorted(link_line(s, t, k, w) for (s, t), (k, w) in part.edges.items())))
     return pieces
+
+
+def prepare(root: Path, config: Config, graph: GraphFile) -> None:
+    """Make sure tables that fit graph.json are stored (after a checkout: the post-checkout
+    hook pays for reading them, not the next commit)."""
+    tables = Tables({}, {}, {}, defaultdict(list), defaultdict(list), {}, {})
+    tables.lang.update((f.path, f.lang) for f in graph.files)
+    cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
+    _global_tables(root, config, graph, tables, cache)
+
+
+def _global_tables(root: Path, config: Config, graph: GraphFile, tables: Tables,
+                   cache: BlobCache) -> None:
+    """Fill the global tables for graph.json's tree: the stored ones when they fit it, else
+    read from its records (and stored for next time)."""
+    stored = _tables_file(root, config)
+    if not _stored_tables(tables, stored, graph.files, cache):
+        log.info("update: no stored tables fit graph.json; reading them from its records")
+        _read_tables(tables, graph)
+        save_tables(stored, graph.files, tables)
 
 
 def _tables_file(root: Path, config: Config) -> Path:

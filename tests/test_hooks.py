@@ -465,6 +465,25 @@ def test_warm_hooks_fill_the_cache_and_never_write_graph_json(hooked: Repo) -> N
     assert hooked.git("status", "--porcelain") == ""
 
 
+def test_warm_hook_prepares_graph_json_so_the_next_commit_reads_little(hooked: Repo) -> None:
+    start(hooked)
+    hooked.git("checkout", "-q", "-b", "feature")
+    hooked.write("lib.py", hooked.read("lib.py").decode() + "\n\ndef extra():\n    return 2\n")
+    hooked.commit("interface change")  # the hook rebuilds: its stored tables fit `feature`
+    for hooks in (None, "/dev/null"):  # a checkout with, then without the post-checkout hook
+        config = ["-c", f"core.hooksPath={hooks}"] if hooks else []
+        hooked.git(*config, "checkout", "-q", "main")
+        text = hooked.read("lib.py").decode()
+        hooked.write("lib.py", text.replace("return", "return 1 +", 1))
+        hooked.git("add", "lib.py")
+        code, _, err = hooked.gitgraph("-v", "update", "--staged")
+        assert code == 0 and "incrementally" in err
+        assert ("graph.json: read whole" in err) == (hooks is not None), err
+        assert ("no stored tables fit" in err) == (hooks is not None), err
+        hooked.git("reset", "-q", "--hard")
+        hooked.git("checkout", "-q", "feature")
+
+
 def test_warm_skips_file_checkouts_and_fails_open(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:

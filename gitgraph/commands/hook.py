@@ -47,7 +47,8 @@ def hook(*, cwd: Path, stage: bool, strict: bool) -> int:
 
 def warm(*, cwd: Path, rev: str, strict: bool) -> int:
     """Parse every source blob of `rev` missing from the blob cache into it, so that a later
-    `diff` or hook finds them; never writes graph.json."""
+    `diff` or hook finds them, and prepare what the next hook reads (graph.json checked, the
+    tables that fit it stored); never writes graph.json."""
     if os.environ.get("PRE_COMMIT_CHECKOUT_TYPE") == "0":
         return 0  # a file checkout (`git checkout -- path`): HEAD did not move
     if rev == "HEAD":  # post-checkout: the commit just checked out (HEAD too, said explicitly)
@@ -55,6 +56,7 @@ def warm(*, cwd: Path, rev: str, strict: bool) -> int:
     try:
         from gitgraph import config as config_mod
         from gitgraph import git
+        from gitgraph.commands.index import prepare
         from gitgraph.index import Report, load_extractions, snapshot, source_files
 
         root = git.repo_root(cwd)
@@ -64,6 +66,7 @@ def warm(*, cwd: Path, rev: str, strict: bool) -> int:
         tree = snapshot(root, rev=rev)
         report = Report()
         load_extractions(root, tree, source_files(tree, config, report), config, report)
+        prepare(root=root, config=config)
     except Exception as exc:
         if strict:
             raise

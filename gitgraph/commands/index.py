@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ from gitgraph import git, incremental, sealed, store
 from gitgraph.config import Config
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
 from gitgraph.model import FileEntry
+
+log = logging.getLogger("gitgraph")
 
 
 def _lock(root: Path) -> Path:
@@ -97,6 +100,18 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
     return Refreshed(root, config.graph, written, tracked)
 
 
+def prepare(*, root: Path, config: Config) -> None:
+    """After a checkout: check graph.json once and store the tables that fit it, so that the
+    next commit's hook reads neither the whole file nor its records (never writes it)."""
+    path = root / config.graph
+    if not path.exists():
+        return
+    with store.locked(_lock(root)):
+        graph = _open(root, path).graph
+        if graph is not None and graph.header == store.header(config):
+            incremental.prepare(root, config, graph)
+
+
 class Opened(NamedTuple):
     """graph.json as read, or why there is none to read."""
 
@@ -119,6 +134,7 @@ def _open(root: Path, path: Path) -> Opened:
     if graph is None:
         return Opened(None, "(no graph.json)")
     if graph.stat != checked:
+        log.info("%s: read whole (changed since gitgraph last read it)", path.name)
         sealed.dump(checked_file, graph.stat)
     return Opened(graph, "")
 
