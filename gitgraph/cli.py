@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from collections.abc import Sequence
@@ -87,6 +88,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gitgraph` console script."""
+    # A run is short and builds large structures without reference cycles: the cyclic
+    # collector would only rescan them (~20% of a warm Django index's CPU, same peak RSS).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(format="gitgraph: %(message)s",
                         level=logging.INFO if args.verbose else logging.WARNING)
