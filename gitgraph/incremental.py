@@ -1,53 +1,41 @@
 """Incremental update of graph.json: splice the records of the files a commit touched.
 
-Valid when no touched file changed its *interface* (the names it defines, its imports and
-its base classes): then no other file's references can resolve differently, so every record
-that does not belong to a touched file stays byte for byte, and only the touched files' nodes
-and outgoing links are recomputed, against the tree's global name tables (stored beside the
-blob cache by the last full build: they stay valid while every file keeps its interface;
-read from graph.json's own records when missing). Anything else (added, deleted or renamed
-files, a changed interface, a cache miss for the old blob) returns None and the caller
-rebuilds everything. Either way the bytes are those of a full build; tests/test_index.py
-checks it on random commit sequences.
+When no touched file changed its *interface* (the names it defines, its imports, its base
+classes and class attributes), no other file's references can resolve differently: only the
+touched files' nodes and outgoing links are recomputed, against the tree's global name
+tables (see tablestore), and every other record stays byte for byte.
+
+When an interface did change, resolution can differ only in the files that mention one of
+the names whose meaning changed (see mentions): those are resolved again as well, after the
+tables are updated for the changed definitions. Cases whose reach is not bounded by names
+(base classes that resolve differently, a changed `import *`) and added, deleted or renamed
+files return None, and the caller rebuilds everything. Either way the bytes are those of a
+full build; tests/test_index.py checks it on random commit sequences.
 """
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
-from collections.abc import Hashable, Iterable
-from json.decoder import scanstring  # type: ignore[attr-defined]
+from collections.abc import Callable
 from pathlib import Path
 
-from . import git, sealed
+from . import git, tablestore
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
-from .graph import build_part, graph_digest
+from .graph import build_part
 from .index import Report, Tree, load_extractions
+from .mentions import Mentions, changed_names, names_in
 from .model import Extraction, FileEntry
+from .resolve import Resolver
 from .splice import Piece, splice
 from .store import GraphFile, file_line, link_line, node_line
-from .tables import LazyTable, Tables, class_attrs, family
+from .tables import LazyTable, Tables, class_attrs, family, interface
 
-log = logging.getLogger("gitgraph")
-_FORMAT = 2  # of the stored tables
-# Stored tables serve a tree whose files differ from theirs by at most this many (each
-# difference costs two cache reads to prove the interface equal).
-MAX_REUSE_CHECKS = 200
-_INHERITS = b',"kind":"inherits",'
+__all__ = ["interface", "patch", "prepare"]
 
-
-def interface(extraction: Extraction) -> Hashable:
-    """What other files' resolution reads from a file."""
-    return (
-        tuple(sorted((s.qualname, s.kind) for s in extraction.symbols)),
-        # without line numbers: resolution never reads them, and an edit above a
-        # function-level import would otherwise count as an interface change
-        tuple((i.module, i.name, i.alias) for i in extraction.imports),
-        tuple(sorted((r.kind, r.name, r.scope) for r in extraction.refs
-                     if r.kind in ("inherit", "assign"))),
-    )
+# Above this many files to resolve again, a full build is as fast and simpler.
+MAX_REACH = 400
 
 
 def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[FileEntry]
@@ -60,10 +48,12 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
     changed = [f for f in files if old_files[f.path] != f]
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     fresh = load_extractions(root, tree, changed, config, Report())
+    before: dict[str, Extraction] = {}
     for entry in changed:
-        before = cache.get(old_files[entry.path].blob, entry.lang)
-        if before is None or interface(before) != interface(fresh[entry.path]):
+        found = cache.get(old_files[entry.path].blob, entry.lang)
+        if found is None:
             return None
+        before[entry.path] = found
     by_path = {f.path: f for f in files}
 
     def load(path: str) -> Extraction:
@@ -75,93 +65,109 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
                     LazyTable(lambda p: {s.qualname: s for s in load(p).symbols}),
                     LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
                     {}, LazyTable(lambda p: class_attrs(load(p))))
-    _global_tables(root, config, old, tables, cache)
-    part = build_part(tables, changed, fresh)
-    pieces = splice(old, [f.path for f in changed], (
-        sorted(file_line(f) for f in changed),
+    tablestore.global_tables(root, config, old, tables, cache)
+    moved = [f for f in changed if interface(before[f.path]) != interface(fresh[f.path])]
+    entries = changed
+    if moved:
+        index = tablestore.mentions(
+            root, config, old.files, cache,
+            lambda: load_extractions(root, tree, files, config, Report()))
+        reach = _reach(moved, before, fresh, index, load)
+        if reach is None or not _update_tables(tables, moved, before, fresh, reach, load):
+            return None
+        entries = sorted({*changed, *(by_path[p] for p in reach)})
+        for entry in changed:
+            index.remove(entry.path, names_in(before[entry.path]))
+            index.add(entry.path, names_in(fresh[entry.path]))
+    part = build_part(tables, entries, {e.path: load(e.path) for e in entries})
+    pieces = splice(old, [e.path for e in entries], (
+        sorted(file_line(f) for f in entries),
         sorted(node_line(n) for n in part.nodes.values()),
         sorted(link_line(s, t, k, w) for (s, t), (k, w) in part.edges.items())))
+    if pieces is not None and moved:
+        tablestore.remember_tables(root, config, files, tables)
+        tablestore.save_mentions(root, config, files, index)
     return pieces
 
 
+def _reach(moved: list[FileEntry], before: dict[str, Extraction],
+           fresh: dict[str, Extraction], index: Mentions,
+           load: Callable[[str], Extraction]) -> set[str] | None:
+    """The other files whose references may resolve differently; None when unbounded."""
+    names: set[str] = set()
+    for entry in moved:
+        old, new = before[entry.path], fresh[entry.path]
+        inherits = [{(r.name, r.scope) for r in e.refs if r.kind == "inherit"}
+                    for e in (old, new)]
+        stars = [{i for i in e.imports if i.name == "*"} for e in (old, new)]
+        if inherits[0] != inherits[1] or stars[0] != stars[1]:
+            return None  # base classes or a whole module's names: no bound by name
+        names |= changed_names(old, new)
+    moved_paths = {e.path for e in moved}
+    while True:  # an alias re-exports a changed name under another name
+        reach = index.files(names) - moved_paths
+        if len(reach) > MAX_REACH:
+            return None
+        aliases = {imp.alias for path in reach for imp in load(path).imports
+                   if imp.alias and imp.alias not in names
+                   and names.intersection(f"{imp.module}.{imp.name}".split("."))}
+        if not aliases:
+            return reach
+        names |= aliases
+
+
+def _update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extraction],
+                   fresh: dict[str, Extraction], reach: set[str],
+                   load: Callable[[str], Extraction]) -> bool:
+    """Bring the global tables to the moved files' new definitions; False when a base class
+    anywhere would resolve differently (the subclass map is global: rebuild instead)."""
+    for entry in moved:
+        lang_family = family(entry.lang)
+        prefix = entry.path + "::"
+        for extraction in (before[entry.path], fresh[entry.path]):
+            for symbol in extraction.symbols:
+                name = symbol.qualname.rpartition(".")[2]
+                for table in (tables.by_name, tables.methods):
+                    key = (lang_family, name)
+                    if key in table:
+                        table[key] = [n for n in table[key] if not n.startswith(prefix)]
+        for symbol in fresh[entry.path].symbols:
+            tables.add_symbol(lang_family, prefix + symbol.qualname, symbol.kind)
+    paths = {*reach, *(e.path for e in moved)}
+    plain = Resolver(tables, use_bases=False)
+    found: dict[str, set[str]] = defaultdict(set)
+    for path in sorted(paths):
+        for ref in load(path).refs:
+            if ref.kind != "inherit":
+                continue
+            source = _class_of(path, ref.scope, load(path))
+            for target, _ in plain.resolve(path, "", ref.name):
+                if target.kind == "symbol" and target.key != source:
+                    found[source].add(target.key)
+    known = {c for c in tables.bases if c.partition("::")[0] in paths}
+    return all(sorted(found.get(c, ())) == sorted(tables.bases.get(c, ()))
+               for c in known | found.keys())
+
+
+def _class_of(path: str, scope: str, extraction: Extraction) -> str:
+    """The node an inherit reference belongs to (as graph.build_part finds its source)."""
+    qualnames = {s.qualname for s in extraction.symbols}
+    while scope:
+        if scope in qualnames:
+            return f"{path}::{scope}"
+        scope = scope.rpartition(".")[0]
+    return path
+
+
 def prepare(root: Path, config: Config, graph: GraphFile) -> None:
-    """Make sure tables that fit graph.json are stored (after a checkout: the post-checkout
-    hook pays for reading them, not the next commit)."""
+    """Make sure the tables and the mentions index that fit graph.json are stored (after a
+    checkout: the post-checkout hook pays for them, not the next commit)."""
     tables = Tables({}, {}, {}, defaultdict(list), defaultdict(list), {}, {})
     tables.lang.update((f.path, f.lang) for f in graph.files)
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
-    _global_tables(root, config, graph, tables, cache)
-
-
-def _global_tables(root: Path, config: Config, graph: GraphFile, tables: Tables,
-                   cache: BlobCache) -> None:
-    """Fill the global tables for graph.json's tree: the stored ones when they fit it, else
-    read from its records (and stored for next time)."""
-    stored = _tables_file(root, config)
-    if not _stored_tables(tables, stored, graph.files, cache):
-        log.info("update: no stored tables fit graph.json; reading them from its records")
-        _read_tables(tables, graph)
-        save_tables(stored, graph.files, tables)
-
-
-def _tables_file(root: Path, config: Config) -> Path:
-    digest = graph_digest(extractor_digest(config.max_file_bytes))
-    return git.common_dir(root) / "gitgraph" / f"tables-{digest}.bin"
-
-
-def save_tables(path: Path, files: Iterable[FileEntry], tables: Tables) -> None:
-    """Keep a tree's global name tables (with its file table) for later incremental updates."""
-    sealed.dump(path, (_FORMAT, tuple(tuple(f) for f in files), dict(tables.by_name),
-                       dict(tables.methods), tables.bases))
-
-
-def remember_tables(root: Path, config: Config, files: Iterable[FileEntry], tables: Tables
-                    ) -> None:
-    """Keep the tables of a full build (see save_tables)."""
-    save_tables(_tables_file(root, config), files, tables)
-
-
-def _stored_tables(tables: Tables, path: Path, files: tuple[FileEntry, ...], cache: BlobCache
-                   ) -> bool:
-    """Fill the global tables from the stored ones when those describe `files`: the same
-    paths, and every file whose blob differs kept its interface (tables read nothing else)."""
-    stored = sealed.load(path)
-    if not isinstance(stored, tuple) or len(stored) != 5 or stored[0] != _FORMAT:
-        return False
-    then = {entry[0]: FileEntry(*entry) for entry in stored[1]}
-    if then.keys() != {f.path for f in files}:
-        return False
-    differ = [(then[f.path], f) for f in files if then[f.path] != f]
-    if len(differ) > MAX_REUSE_CHECKS:
-        return False
-    for before, now in differ:
-        old, new = cache.get(before.blob, before.lang), cache.get(now.blob, now.lang)
-        if old is None or new is None or interface(old) != interface(new):
-            return False
-    tables.by_name.update(stored[2])
-    tables.methods.update(stored[3])
-    tables.bases.update(stored[4])
-    return True
-
-
-def _read_tables(tables: Tables, graph: GraphFile) -> None:
-    """The global tables from graph.json's own records (when none are stored for it)."""
-    raw = graph.raw
-    lang = tables.lang
-    start, end = graph.spans[1]
-    for line in raw[start:end].decode("utf-8").split("\n")[:-1]:
-        node, at = scanstring(line, 7)  # after '{"id":"'
-        kind = scanstring(line, line.find(',"kind":"', at) + 9)[0]
-        path = node.rpartition("::")[0]
-        if kind != "file" and path in lang:  # else a stray record a full build would drop
-            tables.add_symbol(family(lang[path]), node, kind)
-    start, end = graph.spans[2]
-    at = raw.find(_INHERITS, start, end)
-    while at >= 0:
-        line = raw[raw.rfind(b"\n", start, at) + 1:at].decode("utf-8")
-        source, after = scanstring(line, 11)  # after '{"source":"'
-        target = scanstring(line, line.find(',"target":"', after) + 11)[0]
-        tables.bases.setdefault(source, []).append(target)
-        at = raw.find(_INHERITS, at + 1, end)
-    for bases in tables.bases.values():
-        bases.sort()
+    tablestore.global_tables(root, config, graph, tables, cache)
+    files = list(graph.files)
+    index = tablestore.mentions(
+        root, config, graph.files, cache,
+        lambda: load_extractions(root, Tree("graph.json", ()), files, config, Report()))
+    tablestore.save_mentions(root, config, files, index)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -66,6 +66,10 @@ class Tables:
             self._layout = (len(self.lang), Layout(dir_files, modules))
         return self._layout[1]
 
+    def use_layout(self, layout: Layout) -> None:
+        """Take a stored layout of exactly these paths instead of computing it."""
+        self._layout = (len(self.lang), layout)
+
     def add_symbol(self, family: str, node: str, kind: str) -> None:
         """Index a definition for global (import-less) lookups."""
         qualname = node.rpartition("::")[2]
@@ -91,6 +95,18 @@ def class_attrs(extraction: Extraction) -> dict[str, dict[str, tuple[str, ...]]]
             found[owner][attr].add(value)
     return {owner: {attr: tuple(sorted(values)) for attr, values in held.items()}
             for owner, held in found.items()}
+
+
+def interface(extraction: Extraction) -> Hashable:
+    """What other files' resolution reads from a file: the tables depend on nothing else."""
+    return (
+        tuple(sorted((s.qualname, s.kind) for s in extraction.symbols)),
+        # without line numbers: resolution never reads them, and an edit above a
+        # function-level import would otherwise count as an interface change
+        tuple((i.module, i.name, i.alias) for i in extraction.imports),
+        tuple(sorted((r.kind, r.name, r.scope) for r in extraction.refs
+                     if r.kind in ("inherit", "assign"))),
+    )
 
 
 class LazyTable(dict[str, Any]):

@@ -357,6 +357,62 @@ def test_body_only_commits_are_spliced_and_equal_a_full_build(
         links(graph))
 
 
+# Interface changes, each followed by `update`: (path, old text, new text, spliced?). The
+# splice must reach every file whose resolution changes, through names only.
+INTERFACE_EDITS = [
+    # a method added to a base class: `self.discount()` in the subclass now resolves to it
+    ("shop/special.py", "    def describe(self):\n",
+     "    def cheap(self):\n        return self.discount()\n\n    def describe(self):\n", True),
+    ("shop/models.py", "    def label(self):\n",
+     "    def discount(self):\n        return 0\n\n    def label(self):\n", True),
+    # a re-export under an alias: `shop/api.py` names `Thing`, `shop/alias.py` binds it
+    ("shop/alias.py", None, "from shop.models import Gadget as Thing\n", False),
+    ("shop/api.py", "def make():\n", "def made():\n    return Thing()\n\n\ndef make():\n",
+     True),
+    ("shop/api.py", "from shop import models\n",
+     "from shop import models\nfrom shop.alias import Thing\n", True),
+    ("shop/models.py", "class Item:\n", "class Gadget:\n    pass\n\n\nclass Item:\n", True),
+    # an attribute held by a class: `self.part.price()` goes through it
+    ("shop/special.py", "    def describe(self):\n",
+     "    def parts(self):\n        return self.part.price()\n\n    def describe(self):\n",
+     True),
+    ("shop/special.py", "class Special(Item):\n", "class Special(Item):\n    part = Item\n",
+     True),
+    # an unknown receiver: `x.weigh()` finds the one method of that name, then loses it
+    ("shop/api.py", "def total(items):\n",
+     "def heavy(x):\n    return x.weigh()\n\n\ndef total(items):\n", True),
+    ("shop/models.py", "    def label(self):\n",
+     "    def weigh(self):\n        return 3\n\n    def label(self):\n", True),
+    ("shop/models.py", "    def weigh(self):\n        return 3\n\n", "", True),
+    # a base class that now resolves elsewhere: beyond names, so a full build
+    ("shop/special.py", "from shop.models import Item\n",
+     "from shop.models import Item\n\n\nclass Item:\n    pass\n", False),
+]
+
+
+def test_interface_changes_reach_every_affected_file(repo: Repo, tmp_path: Path) -> None:
+    for path, text in SHOP.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    assert repo.run_cli("update", "--staged")[0] == 0
+    for path, old, new, spliced in INTERFACE_EDITS:
+        text = repo.read(path).decode() if old is not None else ""
+        assert old is None or old in text, (path, old)
+        repo.write(path, text.replace(old, new, 1) if old is not None else new)
+        repo.commit(f"edit {path}")
+        code, _, err = repo.run_cli("update", "--staged")
+        assert code == 0
+        assert ("incrementally" in err) == spliced, (path, new, err)
+        assert repo.read(GRAPH) == cold_build(repo.path), (path, new)
+        if "part = Item" in new:  # the edges each case is about, before the base moves
+            found = links(load_graph(repo))
+            assert ("calls", "shop/special.py::Special.cheap",
+                    "shop/models.py::Item.discount") in found
+            assert ("calls", "shop/api.py::made", "shop/models.py::Gadget") in found
+            assert ("calls", "shop/special.py::Special.parts",
+                    "shop/models.py::Item.price") in found
+
+
 def test_stored_tables_are_reused_only_while_every_interface_matches(
     repo: Repo, tmp_path: Path
 ) -> None:
@@ -512,7 +568,7 @@ def test_update_equals_full_rebuild_on_random_histories(
 
         parses.take()
         code, _, err = repo.run_cli("update", "--staged")
-        assert code == 0
+        assert code == 0, err
         assert parses.take() == len(fresh), (op, err)
         assert repo.read(GRAPH) == cold_build(path), op
         full = tmp_path / "full.json"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitgraph import config as config_mod
-from gitgraph import git, incremental, sealed, store
+from gitgraph import git, incremental, sealed, store, tablestore
 from gitgraph.config import Config
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
 from gitgraph.model import FileEntry
@@ -25,7 +25,7 @@ def _lock(root: Path) -> Path:
 def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> store.GraphLines:
     """Build the whole graph of `tree` (from the blob cache where it can)."""
     graph, files, report, tables = build_tree_graph(root, tree, config)
-    incremental.remember_tables(root, config, files, tables)
+    tablestore.remember_tables(root, config, files, tables)
     if not quiet:
         skipped = sum(report.skipped.values())
         extra = f", {skipped} skipped" if skipped else ""

@@ -1,0 +1,107 @@
+"""Which files mention which names: how far a change of one file's interface can reach.
+
+Resolution looks every name up by the name as the referring file writes it: the parts of a
+call (`a.b.c`), an import's module, name and alias, the scopes and qualified names of its
+own definitions. So a file that mentions none of the names whose meaning changed resolves
+exactly as before, and only the files that do mention one need resolving again. The index
+is over-inclusive on purpose (every part of every name), which costs re-resolving a few
+files too many, never a missed one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .model import Extraction
+
+_PARTS = re.compile(r"[^.:=?/]+")  # the separators of calls, scopes, modules, assignments
+
+
+def names_in(extraction: Extraction) -> set[str]:
+    """Every name a file's resolution may look up."""
+    found: set[str] = set()
+    for ref in extraction.refs:
+        found.update(_PARTS.findall(ref.name))
+        found.update(_PARTS.findall(ref.scope))
+    for imp in extraction.imports:
+        found.update(_PARTS.findall(imp.module))
+        found.update(_PARTS.findall(imp.name))
+        found.update(_PARTS.findall(imp.alias))
+    for symbol in extraction.symbols:
+        found.update(symbol.qualname.split("."))
+    return found
+
+
+def changed_names(before: Extraction, after: Extraction) -> set[str]:
+    """Names whose meaning an interface change of one file can alter elsewhere: the parts
+    of definitions, imports and attribute assignments present on one side only."""
+    found: set[str] = set()
+    symbols = {(s.qualname, s.kind) for s in before.symbols} ^ {
+        (s.qualname, s.kind) for s in after.symbols}
+    for qualname, _ in symbols:
+        found.update(qualname.split("."))
+    imports = {(i.module, i.name, i.alias) for i in before.imports} ^ {
+        (i.module, i.name, i.alias) for i in after.imports}
+    for module, name, alias in imports:
+        found.update(_PARTS.findall(f"{module}.{name}.{alias}"))
+    assigns = {(r.name, r.scope) for r in before.refs if r.kind == "assign"} ^ {
+        (r.name, r.scope) for r in after.refs if r.kind == "assign"}
+    for name, _ in assigns:
+        found.update(_PARTS.findall(name))
+    return found
+
+
+class Mentions:
+    """name → the files that mention it. Stored as numbered paths and tuples of numbers;
+    an entry becomes a set only when an update touches it, so loading costs one unmarshal."""
+
+    def __init__(self, paths: list[str] | None = None,
+                 index: dict[str, tuple[int, ...] | set[int]] | None = None) -> None:
+        self.paths = paths if paths is not None else []
+        self.index: dict[str, tuple[int, ...] | set[int]] = index if index is not None else {}
+        self._numbers: dict[str, int] | None = None
+
+    def _number(self, path: str) -> int:
+        if self._numbers is None:
+            self._numbers = {p: i for i, p in enumerate(self.paths)}
+        number = self._numbers.get(path)
+        if number is None:
+            number = self._numbers[path] = len(self.paths)
+            self.paths.append(path)
+        return number
+
+    def _entry(self, name: str) -> set[int]:
+        entry = self.index.get(name, set())
+        if not isinstance(entry, set):
+            entry = set(entry)
+        self.index[name] = entry
+        return entry
+
+    def add(self, path: str, names: Iterable[str]) -> None:
+        number = self._number(path)
+        for name in names:
+            self._entry(name).add(number)
+
+    def remove(self, path: str, names: Iterable[str]) -> None:
+        number = self._number(path)
+        for name in names:
+            if name in self.index:
+                self._entry(name).discard(number)
+
+    def files(self, names: Iterable[str]) -> set[str]:
+        """The files that mention any of `names`."""
+        numbers: set[int] = set()
+        for name in names:
+            numbers.update(self.index.get(name, ()))
+        return {self.paths[i] for i in numbers}
+
+    def dump(self) -> tuple[list[str], dict[str, tuple[int, ...]]]:
+        """A marshal-able form."""
+        return self.paths, {name: entry if isinstance(entry, tuple) else tuple(sorted(entry))
+                            for name, entry in self.index.items() if entry}
+
+    @classmethod
+    def load(cls, stored: tuple[list[str], dict[str, tuple[int, ...]]]) -> Mentions:
+        paths, index = stored
+        return cls(list(paths), dict(index))
