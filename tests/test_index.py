@@ -452,7 +452,9 @@ class Fn:
     name: str
     variant: int
     callee: tuple[str, str] | None  # (module stem, function name)
-    from_import: bool  # `from pkg.m import f; f()` or `import pkg.m; pkg.m.f()`
+    # 0 `import pkg.m; pkg.m.f()`, 1 `from pkg.m import f; f()`, 2 `... import f as m_f`,
+    # 3 through pkg/hub.py, which re-exports it under an alias (`from pkg.hub import hub_m_f`)
+    how: int
 
 
 Model = dict[str, tuple[Fn, ...]]  # module stem -> its functions
@@ -467,9 +469,15 @@ def render_module(stem: str, fns: tuple[Fn, ...]) -> str:
             module, name = fn.callee
             if module == stem:
                 call = f"{name}()"
-            elif fn.from_import:
+            elif fn.how == 1:
                 imports.add(f"from pkg.{module} import {name}")
                 call = f"{name}()"
+            elif fn.how == 2:
+                imports.add(f"from pkg.{module} import {name} as {module}_{name}")
+                call = f"{module}_{name}()"
+            elif fn.how == 3:
+                imports.add(f"from pkg.hub import hub_{module}_{name}")
+                call = f"hub_{module}_{name}()"
             else:
                 imports.add(f"import pkg.{module}")
                 call = f"pkg.{module}.{name}()"
@@ -478,14 +486,21 @@ def render_module(stem: str, fns: tuple[Fn, ...]) -> str:
     return head + ("\n\n" if head and defs else "") + "\n\n".join(defs)
 
 
+def render_hub(model: Model) -> str:
+    """pkg/hub.py: aliases of every function some module calls through it."""
+    lines = {f"from pkg.{m} import {f} as hub_{m}_{f}\n" for fns in model.values() for fn in fns
+             if fn.how == 3 and fn.callee is not None for m, f in [fn.callee]}
+    return "".join(sorted(lines))
+
+
 # Body edits keep every file's interface, so `update` may splice instead of rebuilding:
 # weight them up so both paths are exercised.
 OPS = ("add", "body", "body", "body", "add_fn", "remove_fn", "rename", "delete", "revert")
 op_strategy = st.tuples(st.sampled_from(OPS), st.integers(0, 40), st.integers(0, 40),
-                        st.booleans())
+                        st.integers(0, 3))
 
 
-def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, bool], n: int) -> None:
+def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, int], n: int) -> None:
     """Change the work tree (and `history`) as `op` says, then commit."""
     kind, a, b, flag = op
     model = dict(history[-1])
@@ -529,6 +544,8 @@ def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, bool], n
         text = render_module(name, fns)
         if not (repo.path / path).exists() or repo.read(path).decode() != text:
             repo.write(path, text)
+    if repo.read("pkg/hub.py").decode() != render_hub(model):
+        repo.write("pkg/hub.py", render_hub(model))
     history.append(model)
     repo.commit(f"{kind} {n}")
 
@@ -536,21 +553,22 @@ def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, bool], n
 counter = itertools.count()
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
+@settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(op_strategy, min_size=1, max_size=6))
 def test_update_equals_full_rebuild_on_random_histories(
     make_repo: Callable[[Path], Repo], tmp_path: Path, parses: ParseCounter,
-    ops: list[tuple[str, int, int, bool]],
+    ops: list[tuple[str, int, int, int]],
 ) -> None:
     path = tmp_path / f"example{next(counter)}"
     repo = make_repo(path)
     start: Model = {
-        "m0": (Fn("f0", 0, None, True),),
-        "m1": (Fn("f1", 0, ("m0", "f0"), True),),
-        "m2": (Fn("f2", 0, ("m1", "f1"), False), Fn("h2", 0, ("m2", "f2"), True)),
+        "m0": (Fn("f0", 0, None, 1),),
+        "m1": (Fn("f1", 0, ("m0", "f0"), 3),),
+        "m2": (Fn("f2", 0, ("m1", "f1"), 0), Fn("h2", 0, ("m2", "f2"), 2)),
     }
     repo.write("pkg/__init__.py", "")
+    repo.write("pkg/hub.py", render_hub(start))
     repo.write(".gitignore", ".gitgraph/\n*.json\n")
     for stem, fns in start.items():
         repo.write(f"pkg/{stem}.py", render_module(stem, fns))
@@ -560,7 +578,7 @@ def test_update_equals_full_rebuild_on_random_histories(
     seen = {e.blob for e in git.ls_index(path) if e.path.endswith(".py")}
     for n, op in enumerate(ops, 1):
         apply_op(repo, history, op, n)
-        on_disk = {p.stem for p in (path / "pkg").glob("*.py")} - {"__init__"}
+        on_disk = {p.stem for p in (path / "pkg").glob("*.py")} - {"__init__", "hub"}
         assert on_disk == set(history[-1])
         tree = [e for e in git.ls_index(path) if e.path.endswith(".py")]
         fresh = [e for e in tree if e.blob not in seen]
