@@ -1,9 +1,10 @@
 """The graph of a diff's head tree, as fast as the blob cache allows.
 
-The last full build is stored as a CompactView. When the head tree differs from it only in
-files that kept their interface (see incremental.interface), those files are re-resolved and
-laid over the stored view; otherwise the whole graph is built again (and stored). Removed
-symbols come back as ghost nodes with the edges of the references that now point nowhere.
+The last full build is stored as a CompactView. The files the head tree changed since, and
+when an interface changed the files that mention a changed name (see incremental.patch), are
+resolved again and laid over the stored view; when that reach cannot be bounded, the whole
+graph is built again (and stored). Removed symbols come back as ghost nodes with the edges
+of the references that now point nowhere.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import git
+from . import git, tablestore
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
 from .graph import Graph, build, build_part, graph_digest
-from .incremental import interface
+from .incremental import interface, reach_of, update_tables
 from .index import Report, Tree, load_extractions
 from .languages import language_of
+from .mentions import Mentions
 from .model import Extraction, FileEntry, Symbol
 from .tables import LazyTable, Tables, class_attrs, family
 from .view import CompactView, MemoryView, View
@@ -36,7 +38,17 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
     store = git.common_dir(root) / "gitgraph" / f"view-{graph_digest(digest)}.bin"
     stored = CompactView.load(store)
     if stored is not None:
-        view = _overlaid(stored, files, load, ghosts, BlobCache(git.common_dir(root), digest))
+        cache = BlobCache(git.common_dir(root), digest)
+        assert stored is not None
+
+        def index() -> Mentions:
+            found = tablestore.mentions(
+                root, config, stored.files, cache,
+                lambda: load_extractions(root, tree, files, config, Report()))
+            tablestore.save_mentions(root, config, stored.files, found)
+            return found
+
+        view = _overlaid(stored, files, load, ghosts, cache, index)
         if view is not None:
             return view
     extractions = load_extractions(root, tree, files, config, Report())
@@ -53,18 +65,23 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
 
 
 def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileEntry], Extraction],
-              ghosts: Ghosts, cache: BlobCache) -> View | None:
-    """The stored view brought to `files`, or None when an interface changed since."""
+              ghosts: Ghosts, cache: BlobCache, mentions: Callable[[], Mentions]) -> View | None:
+    """The stored view brought to `files`: the changed files, and when an interface changed,
+    the files that mention a changed name, resolved again; None when that cannot be bounded
+    (see incremental.patch)."""
     before = {f.path: f for f in stored.files}
     if before.keys() != {f.path for f in files}:
         return None
     changed = [f for f in files if before[f.path] != f]
     fresh: dict[str, Extraction] = {}
+    old: dict[str, Extraction] = {}
     for entry in changed:
-        old = cache.get(before[entry.path].blob, entry.lang)
-        fresh[entry.path] = load(entry)
-        if old is None or interface(old) != interface(fresh[entry.path]):
+        found = cache.get(before[entry.path].blob, entry.lang)
+        if found is None:
             return None
+        old[entry.path] = found
+        fresh[entry.path] = load(entry)
+    moved = [f for f in changed if interface(old[f.path]) != interface(fresh[f.path])]
     by_path = {f.path: f for f in files}
 
     def extraction(path: str) -> Extraction:
@@ -76,8 +93,15 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
                     LazyTable(lambda p: extraction(p).imports), defaultdict(list, by_name),
                     defaultdict(list, methods), bases,
                     LazyTable(lambda p: class_attrs(extraction(p))))
-    if changed:
-        stored.overlay(build_part(tables, changed, fresh), [f.path for f in changed])
+    entries = changed
+    if moved:
+        reach = reach_of(moved, old, fresh, mentions(), extraction)
+        if reach is None or not update_tables(tables, moved, old, fresh, reach, extraction):
+            return None
+        entries = sorted({*changed, *(by_path[p] for p in reach)})
+    if entries:
+        stored.overlay(build_part(tables, entries, {e.path: extraction(e.path) for e in entries}),
+                       [e.path for e in entries])
     if ghosts:
         _add_ghosts(stored, tables, ghosts, by_path, extraction)
     return stored

@@ -32,7 +32,7 @@ from .splice import Piece, splice
 from .store import GraphFile, file_line, link_line, node_line
 from .tables import LazyTable, Tables, class_attrs, family, interface
 
-__all__ = ["interface", "patch", "prepare"]
+__all__ = ["interface", "patch", "prepare", "reach_of", "update_tables"]
 
 # Above this many files to resolve again, a full build is as fast and simpler.
 MAX_REACH = 400
@@ -72,8 +72,8 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
         index = tablestore.mentions(
             root, config, old.files, cache,
             lambda: load_extractions(root, tree, files, config, Report()))
-        reach = _reach(moved, before, fresh, index, load)
-        if reach is None or not _update_tables(tables, moved, before, fresh, reach, load):
+        reach = reach_of(moved, before, fresh, index, load)
+        if reach is None or not update_tables(tables, moved, before, fresh, reach, load):
             return None
         entries = sorted({*changed, *(by_path[p] for p in reach)})
         for entry in changed:
@@ -90,7 +90,7 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
     return pieces
 
 
-def _reach(moved: list[FileEntry], before: dict[str, Extraction],
+def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
            fresh: dict[str, Extraction], index: Mentions,
            load: Callable[[str], Extraction]) -> set[str] | None:
     """The other files whose references may resolve differently; None when unbounded."""
@@ -116,7 +116,7 @@ def _reach(moved: list[FileEntry], before: dict[str, Extraction],
         names |= aliases
 
 
-def _update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extraction],
+def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extraction],
                    fresh: dict[str, Extraction], reach: set[str],
                    load: Callable[[str], Extraction]) -> bool:
     """Bring the global tables to the moved files' new definitions; False when a base class

@@ -69,14 +69,8 @@ def _load_tables(tables: Tables, path: Path, files: tuple[FileEntry, ...], cache
     stored = sealed.load(path)
     if not isinstance(stored, tuple) or len(stored) != 7 or stored[0] != _FORMAT:
         return False
-    try:
-        then = {entry[0]: FileEntry(*entry) for entry in stored[1]}
-    except (TypeError, IndexError):
-        return False
-    if then.keys() != {f.path for f in files}:
-        return False
-    differ = [(then[f.path], f) for f in files if then[f.path] != f]
-    if len(differ) > MAX_REUSE_CHECKS:
+    differ = _differences(stored[1], files)
+    if differ is None:
         return False
     for before, now in differ:
         if before.lang != now.lang:  # the tables and the layout are kept per language
@@ -133,15 +127,12 @@ def mentions(root: Path, config: Config, files: tuple[FileEntry, ...], cache: Bl
 
 def _updated(stored: tuple[object, ...], files: tuple[FileEntry, ...], cache: BlobCache
              ) -> Mentions | None:
+    differ = _differences(stored[1], files)
     try:
-        then = {entry[0]: FileEntry(*entry) for entry in stored[1]}  # type: ignore[attr-defined]
         index = Mentions.load(stored[2])  # type: ignore[arg-type]
-    except (TypeError, IndexError, ValueError):
+    except (TypeError, ValueError):
         return None
-    if then.keys() != {f.path for f in files}:
-        return None
-    differ = [(then[f.path], f) for f in files if then[f.path] != f]
-    if len(differ) > MAX_REUSE_CHECKS:
+    if differ is None:
         return None
     for before, now in differ:
         old, new = cache.get(before.blob, before.lang), cache.get(now.blob, now.lang)
@@ -150,6 +141,20 @@ def _updated(stored: tuple[object, ...], files: tuple[FileEntry, ...], cache: Bl
         index.remove(now.path, names_in(old))
         index.add(now.path, names_in(new))
     return index
+
+
+def _differences(stored: object, files: tuple[FileEntry, ...]
+                 ) -> list[tuple[FileEntry, FileEntry]] | None:
+    """(stored, current) entry of every file that differs from a stored file table; None when
+    the paths differ, the table is malformed, or too many differ to check."""
+    try:
+        then = {entry[0]: FileEntry(*entry) for entry in stored}  # type: ignore[attr-defined]
+    except (TypeError, IndexError):
+        return None
+    if then.keys() != {f.path for f in files}:
+        return None
+    differ = [(then[f.path], f) for f in files if then[f.path] != f]
+    return differ if len(differ) <= MAX_REUSE_CHECKS else None
 
 
 def save_mentions(root: Path, config: Config, files: Iterable[FileEntry], index: Mentions

@@ -11,6 +11,7 @@ from gitgraph import git
 from gitgraph.changes import parse_sides
 from gitgraph.config import Config
 from gitgraph.impact import Analysis, analyse, impacted_tests
+from gitgraph.view import CompactView
 
 LIB = """\
 class Base:
@@ -114,9 +115,24 @@ def test_removed_symbol_is_a_ghost_with_its_callers(project: Repo) -> None:
     assert impacted_tests(overlaid) == impacted_tests(full)
 
 
-def test_interface_change_rebuilds(project: Repo) -> None:
-    project.write("pkg/lib.py", LIB + "\n\ndef extra():\n    return helper(5)\n")
-    rebuilt = run(project, "HEAD", fresh=False)
+def test_interface_change_is_overlaid_on_the_files_that_mention_it(project: Repo) -> None:
+    project.write("pkg/shine.py", "def shine(thing):\n    return thing.polish()\n")
+    project.commit("a call nothing answers yet")
+    run(project, "HEAD", fresh=True)
+    # `polish` appears in lib.py: shine.py, unchanged, now calls it
+    project.write("pkg/lib.py", LIB.replace("    def step(self):\n        return 1\n",
+                                            "    def step(self):\n        return 1\n\n"
+                                            "    def polish(self):\n        return 2\n", 1))
+    overlaid = run(project, "HEAD", fresh=False)
+    assert isinstance(overlaid.view, CompactView)  # laid over the stored view, not rebuilt
     full = run(project, "HEAD", fresh=True)
-    same_ranking(rebuilt, full)
-    assert rebuilt.view.node("pkg/lib.py::extra") is not None
+    same_ranking(overlaid, full)
+    assert ("pkg/shine.py::shine", "calls", 0.5) in overlaid.view.incoming(
+        "pkg/lib.py::Base.polish")
+
+
+def test_base_class_change_rebuilds(project: Repo) -> None:
+    project.write("pkg/lib.py", LIB.replace("class Child(Base):", "class Child:"))
+    rebuilt = run(project, "HEAD", fresh=False)
+    assert not isinstance(rebuilt.view, CompactView)
+    same_ranking(rebuilt, run(project, "HEAD", fresh=True))
