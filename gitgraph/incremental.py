@@ -97,11 +97,16 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
     names: set[str] = set()
     for entry in moved:
         old, new = before[entry.path], fresh[entry.path]
+        stars = [{i for i in e.imports if i.name == "*"} for e in (old, new)]
+        if stars[0] != stars[1]:
+            return None  # a whole module's names: no bound by name
+        both = {s.qualname for s in old.symbols} & {s.qualname for s in new.symbols}
         inherits = [{(r.name, r.scope) for r in e.refs if r.kind == "inherit"}
                     for e in (old, new)]
-        stars = [{i for i in e.imports if i.name == "*"} for e in (old, new)]
-        if inherits[0] != inherits[1] or stars[0] != stars[1]:
-            return None  # base classes or a whole module's names: no bound by name
+        for side, refs in ((old, inherits[0] - inherits[1]), (new, inherits[1] - inherits[0])):
+            for _, scope in refs:
+                if _class_of(entry.path, scope, side).partition("::")[2] in both | {""}:
+                    return None  # a class on both sides changes its bases: no bound by name
         names |= changed_names(old, new)
     moved_paths = {e.path for e in moved}
     while True:  # an alias re-exports a changed name under another name
@@ -119,8 +124,9 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
 def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extraction],
                    fresh: dict[str, Extraction], reach: set[str],
                    load: Callable[[str], Extraction]) -> bool:
-    """Bring the global tables to the moved files' new definitions; False when a base class
-    anywhere would resolve differently (the subclass map is global: rebuild instead)."""
+    """Bring the global tables to the moved files' new definitions (new classes get their
+    bases); False when a class present before and after would get other bases (lookups
+    through the hierarchy reach files that never name it: rebuild instead)."""
     for entry in moved:
         lang_family = family(entry.lang)
         prefix = entry.path + "::"
@@ -144,9 +150,21 @@ def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extr
             for target, _ in plain.resolve(path, "", ref.name):
                 if target.kind == "symbol" and target.key != source:
                     found[source].add(target.key)
+    classes = [{f"{e.path}::{s.qualname}" for s in side[e.path].symbols}
+               for e in moved for side in (before, fresh)]
+    old_classes = set().union(*classes[0::2])
+    new_classes = set().union(*classes[1::2])
     known = {c for c in tables.bases if c.partition("::")[0] in paths}
-    return all(sorted(found.get(c, ())) == sorted(tables.bases.get(c, ()))
-               for c in known | found.keys())
+    for node in sorted(known | found.keys()):
+        bases = sorted(found.get(node, ()))
+        if node in new_classes - old_classes:
+            if bases:
+                tables.bases[node] = bases
+        elif node in old_classes - new_classes:
+            tables.bases.pop(node, None)
+        elif bases != sorted(tables.bases.get(node, ())):
+            return False
+    return True
 
 
 def _class_of(path: str, scope: str, extraction: Extraction) -> str:

@@ -384,6 +384,16 @@ INTERFACE_EDITS = [
     ("shop/models.py", "    def label(self):\n",
      "    def weigh(self):\n        return 3\n\n    def label(self):\n", True),
     ("shop/models.py", "    def weigh(self):\n        return 3\n\n", "", True),
+    # a new subclass, in a new file's stead: its bases are recorded, its methods found
+    ("shop/special.py", "class Special(Item):\n",
+     "class Cheap(Item):\n    def price(self):\n        return self.discount()\n\n\n"
+     "class Special(Item):\n", True),
+    ("shop/api.py", "def total(items):\n",
+     "def bargain():\n    return Cheap().label()\n\n\ndef total(items):\n", True),
+    ("shop/api.py", "from shop.special import Special\n",
+     "from shop.special import Cheap, Special\n", True),
+    ("shop/special.py", "class Cheap(Item):\n    def price(self):\n        return self.discount()"
+     "\n\n\n", "", True),
     # a base class that now resolves elsewhere: beyond names, so a full build
     ("shop/special.py", "from shop.models import Item\n",
      "from shop.models import Item\n\n\nclass Item:\n    pass\n", False),
