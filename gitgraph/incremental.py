@@ -5,16 +5,19 @@ classes and class attributes), no other file's references can resolve differentl
 touched files' nodes and outgoing links are recomputed, against the tree's global name
 tables (see tablestore), and every other record stays byte for byte.
 
-When an interface did change, resolution can differ only in the files that mention one of
-the names whose meaning changed (see mentions): those are resolved again as well, after the
-tables are updated for the changed definitions. Cases whose reach is not bounded by names
-(base classes that resolve differently, a changed `import *`) and added, deleted or renamed
-files return None, and the caller rebuilds everything. Either way the bytes are those of a
-full build; tests/test_index.py checks it on random commit sequences.
+When an interface did change (a file added or deleted included), resolution can differ only
+in the files that mention one of the names whose meaning changed (see mentions), the parts
+of an added or deleted path among them: those are resolved again as well, after the tables
+are updated for the changed definitions. Cases whose reach is not bounded by names (a class
+present before and after that gets other bases, a changed `import *`, a package that appears
+or goes) return None, and the caller rebuilds everything. Either way the bytes are those of
+a full build; tests/test_index.py checks it on random commit sequences.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +39,8 @@ __all__ = ["interface", "patch", "prepare", "reach_of", "update_tables"]
 
 # Above this many files to resolve again, a full build is as fast and simpler.
 MAX_REACH = 400
+_NOTHING = Extraction((), (), (), 0, "")  # the side of a file that does not exist
+_PATH_PARTS = re.compile(r"[^/.]+")
 
 
 def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[FileEntry]
@@ -43,18 +48,22 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
     """graph.json's bytes (in pieces) for `files`, spliced from `old`; None when a full
     rebuild is needed."""
     old_files = {f.path: f for f in old.files}
-    if old_files.keys() != {f.path for f in files}:
-        return None
-    changed = [f for f in files if old_files[f.path] != f]
+    by_path = {f.path: f for f in files}
+    changed = [f for f in files if old_files.get(f.path) != f]
+    gone = [old_files[p] for p in sorted(old_files.keys() - by_path.keys())]
+    if any(posixpath.basename(f.path).startswith("__init__.") for f in [*changed, *gone]
+           if f.path not in old_files or f.path not in by_path):
+        return None  # a package appears or goes: every module name below it changes
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     fresh = load_extractions(root, tree, changed, config, Report())
+    fresh.update((f.path, _NOTHING) for f in gone)
     before: dict[str, Extraction] = {}
-    for entry in changed:
-        found = cache.get(old_files[entry.path].blob, entry.lang)
+    for entry in [*changed, *gone]:
+        was = old_files.get(entry.path)
+        found = _NOTHING if was is None else cache.get(was.blob, was.lang)
         if found is None:
             return None
         before[entry.path] = found
-    by_path = {f.path: f for f in files}
 
     def load(path: str) -> Extraction:
         if path in fresh:
@@ -66,21 +75,26 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
                     LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
                     {}, LazyTable(lambda p: class_attrs(load(p))))
     tablestore.global_tables(root, config, old, tables, cache)
-    moved = [f for f in changed if interface(before[f.path]) != interface(fresh[f.path])]
+    added = {f.path for f in changed if f.path not in old_files} | {f.path for f in gone}
+    moved = [f for f in [*changed, *gone]
+             if f.path in added or interface(before[f.path]) != interface(fresh[f.path])]
     entries = changed
     if moved:
         index = tablestore.mentions(
             root, config, old.files, cache,
             lambda: load_extractions(root, tree, files, config, Report()))
-        reach = reach_of(moved, before, fresh, index, load)
+        # A file that appears or goes also changes what its path names (a module, a package
+        # directory, a relative import's target), and paths are named by their parts.
+        paths = {part for path in added for part in _PATH_PARTS.findall(path)}
+        reach = reach_of(moved, before, fresh, index, load, paths, added)
         if reach is None or not update_tables(tables, moved, before, fresh, reach, load):
             return None
         entries = sorted({*changed, *(by_path[p] for p in reach)})
-        for entry in changed:
+        for entry in [*changed, *gone]:
             index.remove(entry.path, names_in(before[entry.path]))
             index.add(entry.path, names_in(fresh[entry.path]))
     part = build_part(tables, entries, {e.path: load(e.path) for e in entries})
-    pieces = splice(old, [e.path for e in entries], (
+    pieces = splice(old, [*(e.path for e in entries), *(f.path for f in gone)], (
         sorted(file_line(f) for f in entries),
         sorted(node_line(n) for n in part.nodes.values()),
         sorted(link_line(s, t, k, w) for (s, t), (k, w) in part.edges.items())))
@@ -91,15 +105,17 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
 
 
 def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
-           fresh: dict[str, Extraction], index: Mentions,
-           load: Callable[[str], Extraction]) -> set[str] | None:
-    """The other files whose references may resolve differently; None when unbounded."""
-    names: set[str] = set()
+             fresh: dict[str, Extraction], index: Mentions, load: Callable[[str], Extraction],
+             names: set[str] | None = None, added: set[str] | None = None) -> set[str] | None:
+    """The other files whose references may resolve differently (`names` changed meaning
+    besides the moved files' own; `added` files appear or go, so whoever imports them names
+    them); None when unbounded."""
+    names = set(names or ())
     for entry in moved:
         old, new = before[entry.path], fresh[entry.path]
         stars = [{i for i in e.imports if i.name == "*"} for e in (old, new)]
-        if stars[0] != stars[1]:
-            return None  # a whole module's names: no bound by name
+        if stars[0] != stars[1] and entry.path not in (added or ()):
+            return None  # a whole module's names, reached under names nobody changed
         both = {s.qualname for s in old.symbols} & {s.qualname for s in new.symbols}
         inherits = [{(r.name, r.scope) for r in e.refs if r.kind == "inherit"}
                     for e in (old, new)]

@@ -57,18 +57,19 @@ class Tables:
 
     def layout(self) -> Layout:
         """Files by (directory, language family), and Python module names → files; computed
-        once per set of paths (paths are only ever added, so their count tells)."""
-        if self._layout is None or self._layout[0] != len(self.lang):
+        once per set of paths and languages."""
+        key = hash(frozenset(self.lang.items()))
+        if self._layout is None or self._layout[0] != key:
             dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
             for path in sorted(self.lang):
                 dir_files[(posixpath.dirname(path), family(self.lang[path]))].append(path)
             modules = python_modules([p for p, lang in self.lang.items() if lang == "python"])
-            self._layout = (len(self.lang), Layout(dir_files, modules))
+            self._layout = (key, Layout(dir_files, modules))
         return self._layout[1]
 
-    def use_layout(self, layout: Layout) -> None:
-        """Take a stored layout of exactly these paths instead of computing it."""
-        self._layout = (len(self.lang), layout)
+    def use_layout(self, layout: Layout, lang: dict[str, str]) -> None:
+        """Take a stored layout, computed for the paths and languages `lang`."""
+        self._layout = (hash(frozenset(lang.items())), layout)
 
     def add_symbol(self, family: str, node: str, kind: str) -> None:
         """Index a definition for global (import-less) lookups."""

@@ -81,7 +81,7 @@ def _load_tables(tables: Tables, path: Path, files: tuple[FileEntry, ...], cache
     tables.by_name.update(stored[2])
     tables.methods.update(stored[3])
     tables.bases.update(stored[4])
-    tables.use_layout(Layout(stored[5], stored[6]))
+    tables.use_layout(Layout(stored[5], stored[6]), {f.path: f.lang for f in files})
     return True
 
 

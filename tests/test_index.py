@@ -366,7 +366,7 @@ INTERFACE_EDITS = [
     ("shop/models.py", "    def label(self):\n",
      "    def discount(self):\n        return 0\n\n    def label(self):\n", True),
     # a re-export under an alias: `shop/api.py` names `Thing`, `shop/alias.py` binds it
-    ("shop/alias.py", None, "from shop.models import Gadget as Thing\n", False),
+    ("shop/alias.py", None, "from shop.models import Gadget as Thing\n", True),
     ("shop/api.py", "def make():\n", "def made():\n    return Thing()\n\n\ndef make():\n",
      True),
     ("shop/api.py", "from shop import models\n",
@@ -394,6 +394,10 @@ INTERFACE_EDITS = [
      "from shop.special import Cheap, Special\n", True),
     ("shop/special.py", "class Cheap(Item):\n    def price(self):\n        return self.discount()"
      "\n\n\n", "", True),
+    # a module that appears, then goes, under an import that named it all along
+    ("shop/api.py", "from shop import models\n", "from shop import extras, models\n", True),
+    ("shop/extras.py", None, "VALUE = 1\n", True),
+    ("shop/extras.py", "VALUE = 1\n", "VALUE = 2\n", True),
     # a base class that now resolves elsewhere: beyond names, so a full build
     ("shop/special.py", "from shop.models import Item\n",
      "from shop.models import Item\n\n\nclass Item:\n    pass\n", False),
