@@ -471,30 +471,40 @@ class Fn:
     how: int
 
 
-Model = dict[str, tuple[Fn, ...]]  # module stem -> its functions
+Model = dict[str, tuple[Fn, ...]]  # module stem -> its functions (`K...`: classes)
+
+
+def _named(stem: str, fn: Fn, imports: set[str]) -> str:
+    """How `fn` writes the name of its callee (or base class), adding the import it needs."""
+    assert fn.callee is not None
+    module, name = fn.callee
+    if module == stem:
+        return name
+    if fn.how == 1:
+        imports.add(f"from pkg.{module} import {name}")
+        return name
+    if fn.how == 2:
+        imports.add(f"from pkg.{module} import {name} as {module}_{name}")
+        return f"{module}_{name}"
+    if fn.how == 3:
+        imports.add(f"from pkg.hub import hub_{module}_{name}")
+        return f"hub_{module}_{name}"
+    imports.add(f"import pkg.{module}")
+    return f"pkg.{module}.{name}"
 
 
 def render_module(stem: str, fns: tuple[Fn, ...]) -> str:
     imports: set[str] = set()
     defs = []
     for fn in fns:
-        call = "None"
-        if fn.callee is not None:
-            module, name = fn.callee
-            if module == stem:
-                call = f"{name}()"
-            elif fn.how == 1:
-                imports.add(f"from pkg.{module} import {name}")
-                call = f"{name}()"
-            elif fn.how == 2:
-                imports.add(f"from pkg.{module} import {name} as {module}_{name}")
-                call = f"{module}_{name}()"
-            elif fn.how == 3:
-                imports.add(f"from pkg.hub import hub_{module}_{name}")
-                call = f"hub_{module}_{name}()"
-            else:
-                imports.add(f"import pkg.{module}")
-                call = f"pkg.{module}.{name}()"
+        if fn.name.startswith("K"):  # a class: `run` calls `up`, which only root classes define
+            base = f"({_named(stem, fn, imports)})" if fn.callee is not None else ""
+            up = "" if base else "\n    def up(self):\n        return 0\n"
+            defs.append(f"class {fn.name}{base}:\n    def run(self):\n"
+                        f"        return self.up() + self.go{fn.variant}()\n\n"
+                        f"    def go{fn.variant}(self):\n        return {fn.variant}\n{up}")
+            continue
+        call = f"{_named(stem, fn, imports)}()" if fn.callee is not None else "None"
         defs.append(f"def {fn.name}():\n    x = {fn.variant}\n    return {call}\n")
     head = "".join(f"{line}\n" for line in sorted(imports))
     return head + ("\n\n" if head and defs else "") + "\n\n".join(defs)
@@ -509,7 +519,8 @@ def render_hub(model: Model) -> str:
 
 # Body edits keep every file's interface, so `update` may splice instead of rebuilding:
 # weight them up so both paths are exercised.
-OPS = ("add", "body", "body", "body", "add_fn", "remove_fn", "rename", "delete", "revert")
+OPS = ("add", "body", "body", "body", "add_fn", "remove_fn", "rename", "delete", "revert",
+       "add_class", "add_class", "rebase")
 op_strategy = st.tuples(st.sampled_from(OPS), st.integers(0, 40), st.integers(0, 40),
                         st.integers(0, 3))
 
@@ -527,16 +538,29 @@ def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, int], n:
     if not stems or kind == "revert":
         kind = "add"
     pick = functions[b % len(functions)] if functions else None
+    classes = [f for f in functions if f[1].startswith("K")]
+    base = classes[b % len(classes)] if classes and b % 3 else None
     stem = stems[a % len(stems)] if stems else ""
-    if kind == "add":
+    if kind == "add_class":
+        model[stem] = (*model[stem], Fn(f"K{n}", 0, base, flag))
+    elif kind == "rebase":  # a class that stays gets another base: beyond names, a rebuild
+        fns = list(model[stem])
+        mine = [i for i, f in enumerate(fns) if f.name.startswith("K")]
+        if mine:
+            i = mine[b % len(mine)]
+            fns[i] = replace(fns[i], callee=base if base != (stem, fns[i].name) else None)
+        model[stem] = tuple(fns)
+    elif kind == "add":
         stem = f"n{n}"
         model[stem] = (Fn(f"f{n}", 0, pick, flag),)
     elif kind == "body" and model[stem]:
         fns = list(model[stem])
         fn = fns[b % len(fns)]
         # flag: call something else too; within the module that keeps the interface unchanged
+        # (a class's variant renames the method its `run` calls: an interface change)
         local = [name for name in sorted(f.name for f in fns) if name != fn.name]
-        callee = (stem, local[a % len(local)]) if flag and local else fn.callee
+        callee = (stem, local[a % len(local)]) if (
+            flag and local and not fn.name.startswith("K")) else fn.callee
         fns[b % len(fns)] = replace(fn, variant=fn.variant + 1, callee=callee)
         model[stem] = tuple(fns)
     elif kind in ("add_fn", "body"):
@@ -567,7 +591,7 @@ def apply_op(repo: Repo, history: list[Model], op: tuple[str, int, int, int], n:
 counter = itertools.count()
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
+@settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(op_strategy, min_size=1, max_size=6))
 def test_update_equals_full_rebuild_on_random_histories(
