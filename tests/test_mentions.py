@@ -1,0 +1,47 @@
+"""The name index behind incremental interface changes: pure records, no git."""
+
+from __future__ import annotations
+
+from gitgraph.mentions import Mentions, changed_names, names_in
+from gitgraph.model import Extraction, Import, Ref, Symbol
+
+
+def extraction(symbols: tuple[str, ...] = (), refs: tuple[tuple[str, str, str], ...] = (),
+               imports: tuple[tuple[str, str, str], ...] = ()) -> Extraction:
+    return Extraction(
+        tuple(Symbol(q, "function", 1, 2, "", "h", "", False) for q in symbols),
+        tuple(Ref(kind, name, scope, 1) for kind, name, scope in refs),
+        tuple(Import(m, n, a, 1) for m, n, a in imports), 2, "")
+
+
+def test_names_in_splits_every_written_name_into_its_parts() -> None:
+    found = names_in(extraction(
+        symbols=("Shop.total",), refs=(("call", "self.cart.sum", "Shop.total"),
+                                       ("assign", "self.cart=Cart", "Shop.__init__"),
+                                       ("call", "?.flush", "")),
+        imports=(("..models", "Item", "Thing"), ("crate::a::b", "", ""))))
+    assert found == {"Shop", "total", "self", "cart", "sum", "Cart", "__init__", "flush",
+                     "models", "Item", "Thing", "crate", "a", "b"}
+
+
+def test_changed_names_are_the_one_sided_definitions_imports_and_attributes() -> None:
+    before = extraction(symbols=("f", "K", "K.m"), imports=(("os", "", ""),),
+                        refs=(("assign", "self.x=A", "K.__init__"),))
+    after = extraction(symbols=("f", "K", "K.n"), imports=(("os", "", ""), ("x.y", "z", "w")),
+                       refs=(("assign", "self.x=B", "K.__init__"),))
+    assert changed_names(before, after) == {"K", "m", "n", "x", "y", "z", "w", "self", "A",
+                                            "B"}
+    assert changed_names(before, before) == set()
+
+
+def test_mentions_update_and_survive_a_round_trip() -> None:
+    index = Mentions()
+    index.add("a.py", {"f", "g"})
+    index.add("b.py", {"g"})
+    assert index.files({"g"}) == {"a.py", "b.py"}
+    again = Mentions.load(index.dump())
+    again.remove("a.py", {"g"})
+    again.add("c.py", {"f"})
+    assert again.files({"g"}) == {"b.py"}
+    assert again.files({"f", "nothing"}) == {"a.py", "c.py"}
+    assert index.files({"g"}) == {"a.py", "b.py"}  # the loaded copy is its own
