@@ -1,10 +1,10 @@
 """The graph of a diff's head tree, as fast as the blob cache allows.
 
-The last full build is stored as a CompactView. The files the head tree changed since, and
-when an interface changed the files that mention a changed name (see incremental.patch), are
-resolved again and laid over the stored view; when that reach cannot be bounded, the whole
-graph is built again (and stored). Removed symbols come back as ghost nodes with the edges
-of the references that now point nowhere.
+The last full build is stored as a CompactView. The files the head tree changed, added or
+deleted since, and when an interface changed the files that mention a changed name (see
+incremental.patch), are resolved again and laid over the stored view; when that reach
+cannot be bounded, the whole graph is built again (and stored). Removed symbols come back
+as ghost nodes with the edges of the references that now point nowhere.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from . import git, tablestore
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
-from .graph import Graph, build, build_part, graph_digest
-from .incremental import interface, reach_of, update_tables
+from .graph import Graph, build, build_part, graph_digest, is_test_file
+from .incremental import delta, widen
 from .index import Report, Tree, load_extractions
 from .languages import language_of
 from .mentions import Mentions
@@ -69,23 +69,13 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
     """The stored view brought to `files`: the changed files, and when an interface changed,
     the files that mention a changed name, resolved again; None when that cannot be bounded
     (see incremental.patch)."""
-    before = {f.path: f for f in stored.files}
-    if before.keys() != {f.path for f in files}:
+    change = delta(stored.files, files, cache, lambda entries: {e.path: load(e) for e in entries})
+    if change is None:
         return None
-    changed = [f for f in files if before[f.path] != f]
-    fresh: dict[str, Extraction] = {}
-    old: dict[str, Extraction] = {}
-    for entry in changed:
-        found = cache.get(before[entry.path].blob, entry.lang)
-        if found is None:
-            return None
-        old[entry.path] = found
-        fresh[entry.path] = load(entry)
-    moved = [f for f in changed if interface(old[f.path]) != interface(fresh[f.path])]
     by_path = {f.path: f for f in files}
 
     def extraction(path: str) -> Extraction:
-        return fresh[path] if path in fresh else load(by_path[path])
+        return change.fresh[path] if path in change.fresh else load(by_path[path])
 
     by_name, methods, bases = stored.tables
     lang = {f.path: f.lang for f in files}
@@ -93,23 +83,23 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
                     LazyTable(lambda p: extraction(p).imports), defaultdict(list, by_name),
                     defaultdict(list, methods), bases,
                     LazyTable(lambda p: class_attrs(extraction(p))))
-    entries = changed
-    if moved:
-        reach = reach_of(moved, old, fresh, mentions(), extraction)
-        if reach is None or not update_tables(tables, moved, old, fresh, reach, extraction):
-            return None
-        entries = sorted({*changed, *(by_path[p] for p in reach)})
-    if entries:
+    reach = widen(change, tables, mentions, extraction)
+    if reach is None:
+        return None
+    entries = sorted({*change.changed, *(by_path[p] for p in reach)})
+    if entries or change.gone:
         stored.overlay(build_part(tables, entries, {e.path: extraction(e.path) for e in entries}),
-                       [e.path for e in entries])
+                       [*(e.path for e in entries), *(f.path for f in change.gone)])
     if ghosts:
-        _add_ghosts(stored, tables, ghosts, by_path, extraction)
+        _add_ghosts(stored, tables, ghosts, by_path, extraction, {e.path for e in entries})
     return stored
 
 
 def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
-                by_path: dict[str, FileEntry], extraction: Callable[[str], Extraction]) -> None:
-    """Removed symbols as nodes, with edges from the references that still name them."""
+                by_path: dict[str, FileEntry], extraction: Callable[[str], Extraction],
+                resolved: set[str]) -> None:
+    """Removed symbols as nodes, with edges from the references that still name them
+    (`resolved`: files just resolved again, whose stored edges no longer show who imports)."""
     ghost_ids: set[str] = set()
     for path, symbols in ghosts.items():
         lang = language_of(path) or ""
@@ -118,6 +108,7 @@ def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
             tables.symbols[path] = {}
             tables.imports[path] = ()
             tables.attrs[path] = {}
+            view.add_node(_gone_file_node(path, lang))
         tables.symbols[path] = {**tables.symbols[path], **{s.qualname: s for s in symbols}}
         for symbol in symbols:
             node = f"{path}::{symbol.qualname}"
@@ -129,7 +120,7 @@ def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
                 table[(family(lang), name)] = [*table.get((family(lang), name), []), node]
             view.add_node(ghost_node(path, symbol))
     # Who can name a removed symbol: its own file, its importers, its package.
-    readers: set[str] = set()
+    readers: set[str] = set(resolved)
     for path in ghosts:
         readers.add(path)
         for node in [path, *view.nodes_of(path)]:
@@ -146,6 +137,15 @@ def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
         owner = f"{path}::{qual.rpartition('.')[0]}" if "." in qual else path
         edges.add_edge(owner, node, "contains", 1.0)
     view.add_edges(edges)
+
+
+def _gone_file_node(path: str, lang: str) -> dict[str, Any]:
+    """The node of a file that is gone (as a full build with its ghosts records it)."""
+    node: dict[str, Any] = {"id": path, "kind": "file", "name": posixpath.basename(path),
+                            "path": path, "start_line": 1, "end_line": 0, "lang": lang}
+    if is_test_file(path, lang):
+        node["test"] = True
+    return node
 
 
 def ghost_node(path: str, symbol: Symbol) -> dict[str, Any]:

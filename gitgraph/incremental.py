@@ -16,10 +16,12 @@ a full build; tests/test_index.py checks it on random commit sequences.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import git, tablestore
@@ -35,7 +37,7 @@ from .splice import Piece, splice
 from .store import GraphFile, file_line, link_line, node_line
 from .tables import LazyTable, Tables, class_attrs, family, interface
 
-__all__ = ["interface", "patch", "prepare", "reach_of", "update_tables"]
+__all__ = ["Delta", "delta", "interface", "patch", "prepare", "widen"]
 
 # Above this many files to resolve again, a full build is as fast and simpler.
 MAX_REACH = 400
@@ -43,19 +45,40 @@ _NOTHING = Extraction((), (), (), 0, "")  # the side of a file that does not exi
 _PATH_PARTS = re.compile(r"[^/.]+")
 
 
-def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[FileEntry]
-          ) -> list[Piece] | None:
-    """graph.json's bytes (in pieces) for `files`, spliced from `old`; None when a full
-    rebuild is needed."""
-    old_files = {f.path: f for f in old.files}
-    by_path = {f.path: f for f in files}
+@dataclass
+class Delta:
+    """How a tree differs from one whose graph is at hand, file by file."""
+
+    changed: list[FileEntry]  # new, or different, in the new tree
+    gone: list[FileEntry]  # in the old tree only
+    before: dict[str, Extraction]  # the old side of both (nothing for a new file)
+    fresh: dict[str, Extraction]  # the new side of both (nothing for a gone one)
+
+    @property
+    def added(self) -> set[str]:
+        """Paths that appear or go."""
+        return {p for p, e in self.before.items() if e is _NOTHING} | {f.path for f in self.gone}
+
+    @property
+    def moved(self) -> list[FileEntry]:
+        """Files whose interface changed (appearing and going included)."""
+        added = self.added
+        return [f for f in [*self.changed, *self.gone] if f.path in added
+                or interface(self.before[f.path]) != interface(self.fresh[f.path])]
+
+
+def delta(old: Iterable[FileEntry], files: list[FileEntry], cache: BlobCache,
+          extract: Callable[[list[FileEntry]], dict[str, Extraction]]) -> Delta | None:
+    """The files that differ, with both sides' extractions; None when an old side is missing
+    from the cache or a package appears or goes (every module name below it changes)."""
+    old_files = {f.path: f for f in old}
+    new_paths = {f.path for f in files}
     changed = [f for f in files if old_files.get(f.path) != f]
-    gone = [old_files[p] for p in sorted(old_files.keys() - by_path.keys())]
+    gone = [old_files[p] for p in sorted(old_files.keys() - new_paths)]
     if any(posixpath.basename(f.path).startswith("__init__.") for f in [*changed, *gone]
-           if f.path not in old_files or f.path not in by_path):
-        return None  # a package appears or goes: every module name below it changes
-    cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
-    fresh = load_extractions(root, tree, changed, config, Report())
+           if f.path not in old_files or f.path not in new_paths):
+        return None
+    fresh = extract(changed)
     fresh.update((f.path, _NOTHING) for f in gone)
     before: dict[str, Extraction] = {}
     for entry in [*changed, *gone]:
@@ -64,10 +87,41 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
         if found is None:
             return None
         before[entry.path] = found
+    return Delta(changed, gone, before, fresh)
+
+
+def widen(change: Delta, tables: Tables, mentions: Callable[[], Mentions],
+          load: Callable[[str], Extraction]) -> set[str] | None:
+    """The unchanged files to resolve again besides the changed ones, with the tables
+    brought to the new definitions; None when the reach cannot be bounded by names."""
+    moved = change.moved
+    if not moved:
+        return set()
+    added = change.added
+    # A file that appears or goes also changes what its path names (a module, a package
+    # directory, a relative import's target), and paths are named by their parts.
+    paths = {part for path in added for part in _PATH_PARTS.findall(path)}
+    reach = reach_of(moved, change.before, change.fresh, mentions(), load, paths, added)
+    if reach is None or not update_tables(tables, moved, change.before, change.fresh, reach,
+                                          load):
+        return None
+    return reach
+
+
+def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[FileEntry]
+          ) -> list[Piece] | None:
+    """graph.json's bytes (in pieces) for `files`, spliced from `old`; None when a full
+    rebuild is needed."""
+    cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
+    change = delta(old.files, files, cache,
+                   lambda entries: load_extractions(root, tree, entries, config, Report()))
+    if change is None:
+        return None
+    by_path = {f.path: f for f in files}
 
     def load(path: str) -> Extraction:
-        if path in fresh:
-            return fresh[path]
+        if path in change.fresh:
+            return change.fresh[path]
         return load_extractions(root, tree, [by_path[path]], config, Report())[path]
 
     tables = Tables({f.path: f.lang for f in files},
@@ -75,32 +129,25 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
                     LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
                     {}, LazyTable(lambda p: class_attrs(load(p))))
     tablestore.global_tables(root, config, old, tables, cache)
-    added = {f.path for f in changed if f.path not in old_files} | {f.path for f in gone}
-    moved = [f for f in [*changed, *gone]
-             if f.path in added or interface(before[f.path]) != interface(fresh[f.path])]
-    entries = changed
-    if moved:
-        index = tablestore.mentions(
-            root, config, old.files, cache,
-            lambda: load_extractions(root, tree, files, config, Report()))
-        # A file that appears or goes also changes what its path names (a module, a package
-        # directory, a relative import's target), and paths are named by their parts.
-        paths = {part for path in added for part in _PATH_PARTS.findall(path)}
-        reach = reach_of(moved, before, fresh, index, load, paths, added)
-        if reach is None or not update_tables(tables, moved, before, fresh, reach, load):
-            return None
-        entries = sorted({*changed, *(by_path[p] for p in reach)})
-        for entry in [*changed, *gone]:
-            index.remove(entry.path, names_in(before[entry.path]))
-            index.add(entry.path, names_in(fresh[entry.path]))
+    index = functools.cache(lambda: tablestore.mentions(
+        root, config, old.files, cache,
+        lambda: load_extractions(root, tree, files, config, Report())))
+    reach = widen(change, tables, index, load)
+    if reach is None:
+        return None
+    entries = sorted({*change.changed, *(by_path[p] for p in reach)})
     part = build_part(tables, entries, {e.path: load(e.path) for e in entries})
-    pieces = splice(old, [*(e.path for e in entries), *(f.path for f in gone)], (
+    pieces = splice(old, [*(e.path for e in entries), *(f.path for f in change.gone)], (
         sorted(file_line(f) for f in entries),
         sorted(node_line(n) for n in part.nodes.values()),
         sorted(link_line(s, t, k, w) for (s, t), (k, w) in part.edges.items())))
-    if pieces is not None and moved:
+    if pieces is not None and change.moved:
+        mentions = index()
+        for path in change.before:
+            mentions.remove(path, names_in(change.before[path]))
+            mentions.add(path, names_in(change.fresh[path]))
         tablestore.remember_tables(root, config, files, tables)
-        tablestore.save_mentions(root, config, files, index)
+        tablestore.save_mentions(root, config, files, mentions)
     return pieces
 
 

@@ -87,7 +87,7 @@ class CompactView:
         if found is not None:
             return found
         i = self.index.get(node_id)
-        if i is None:
+        if i is None or i in self._dropped:  # its file was laid over, and it is gone
             return None
         record = dict(zip(_ATTRS, self.attrs[i], strict=True))
         record["id"] = node_id

@@ -131,6 +131,24 @@ def test_interface_change_is_overlaid_on_the_files_that_mention_it(project: Repo
         "pkg/lib.py::Base.polish")
 
 
+def test_added_and_deleted_files_are_overlaid(project: Repo) -> None:
+    project.write("pkg/shine.py", "def shine(thing):\n    return thing.polish()\n")
+    project.commit("a call nothing answers yet")
+    run(project, "HEAD", fresh=True)
+    project.write("pkg/cloth.py", "class Cloth:\n    def polish(self):\n        return 1\n")
+    project.git("add", "pkg/cloth.py")  # `git diff` shows untracked files no more than gitgraph
+    (project.path / "pkg/user.py").unlink()  # its test still imports `use` from it
+    overlaid = run(project, "HEAD", fresh=False)
+    assert isinstance(overlaid.view, CompactView)
+    full = run(project, "HEAD", fresh=True)
+    same_ranking(overlaid, full)
+    assert ("pkg/shine.py::shine", "calls", 0.5) in overlaid.view.incoming(
+        "pkg/cloth.py::Cloth.polish")
+    ghost = overlaid.view.node("pkg/user.py::use")
+    assert ghost is not None and ghost["removed"] is True
+    assert "tests/test_user.py::test_use" in impacted_tests(overlaid)
+
+
 def test_base_class_change_rebuilds(project: Repo) -> None:
     project.write("pkg/lib.py", LIB.replace("class Child(Base):", "class Child:"))
     rebuilt = run(project, "HEAD", fresh=False)
