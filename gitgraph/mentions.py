@@ -35,21 +35,31 @@ def names_in(extraction: Extraction) -> set[str]:
 
 
 def changed_names(before: Extraction, after: Extraction) -> set[str]:
-    """Names whose meaning an interface change of one file can alter elsewhere: the parts
-    of definitions, imports and attribute assignments present on one side only."""
+    """Names whose meaning an interface change of one file can alter elsewhere: what its
+    definitions, imports and class attributes present on one side only are looked up by.
+
+    Other files look a definition up by its own name (a method through its class, which
+    exists on both sides unless it is itself in the set), an import by the name it binds
+    (a re-export), an attribute by the attribute's name. The module paths of an import or
+    the `self` of an assignment are never looked up in another file: including them would
+    reach nearly every file of a project for an added `import os`."""
     found: set[str] = set()
     symbols = {(s.qualname, s.kind) for s in before.symbols} ^ {
         (s.qualname, s.kind) for s in after.symbols}
     for qualname, _ in symbols:
-        found.update(qualname.split("."))
+        found.add(qualname.rpartition(".")[2])
     imports = {(i.module, i.name, i.alias) for i in before.imports} ^ {
         (i.module, i.name, i.alias) for i in after.imports}
     for module, name, alias in imports:
-        found.update(_PARTS.findall(f"{module}.{name}.{alias}"))
+        # the bound name in every language: an alias, the member, or a module's first part
+        # (Python `import a.b`) or last part (Go, JS, Rust defaults)
+        parts = _PARTS.findall(module)
+        found.update([alias] if alias else _PARTS.findall(name)[-1:] if name
+                     else parts[:1] + parts[-1:])
     assigns = {(r.name, r.scope) for r in before.refs if r.kind == "assign"} ^ {
         (r.name, r.scope) for r in after.refs if r.kind == "assign"}
     for name, _ in assigns:
-        found.update(_PARTS.findall(name))
+        found.update(_PARTS.findall(name.partition("=")[0])[-1:])
     return found
 
 

@@ -29,8 +29,9 @@ def test_changed_names_are_the_one_sided_definitions_imports_and_attributes() ->
                         refs=(("assign", "self.x=A", "K.__init__"),))
     after = extraction(symbols=("f", "K", "K.n"), imports=(("os", "", ""), ("x.y", "z", "w")),
                        refs=(("assign", "self.x=B", "K.__init__"),))
-    assert changed_names(before, after) == {"K", "m", "n", "x", "y", "z", "w", "self", "A",
-                                            "B"}
+    assert changed_names(before, after) == {"m", "n", "w", "x"}
+    assert changed_names(before, extraction(imports=(("os.path", "", ""), ("a::b", "c", "")))) == {
+        "f", "K", "m", "os", "path", "c", "x"}
     assert changed_names(before, before) == set()
 
 
