@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Sequence
+from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from .store import GraphFile, id_prefixes
 
@@ -30,15 +31,14 @@ def splice(graph: GraphFile, paths: Sequence[str], new: Sequence[Sequence[str]]
     pieces: list[Piece] = []
     at = 0
     for key, (start, end), records in zip(_KEYS, graph.spans, new, strict=True):
+        by_prefix = _by_prefix(key, records)
         blocks = []
-        placed = 0
         for path in paths:
             exact, nested = id_prefixes(path)
             for prefix in (key + exact, key + nested) if key != _KEYS[0] else (key + exact,):
-                lines = [line for line in records if line.startswith(prefix)]
-                placed += len(lines)
+                lines = by_prefix.pop(prefix, [])
                 blocks.append((*_block(raw, start, end, prefix.encode()), prefix, lines))
-        if placed != len(records):
+        if by_prefix:  # a record of none of `paths`
             return None
         # The old last record has no comma; unless a block replaces it, it is copied with
         # one (like every other record), and the array's new last record then loses its own.
@@ -61,6 +61,17 @@ def splice(graph: GraphFile, paths: Sequence[str], new: Sequence[Sequence[str]]
         at = end
     pieces.append(view[at:])
     return pieces
+
+
+def _by_prefix(key: str, records: Sequence[str]) -> dict[str, list[str]]:
+    """Records grouped by the prefix that places them (see store.id_prefixes), in order."""
+    found: dict[str, list[str]] = {}
+    for line in records:
+        first, _ = scanstring(line, len(key) + 1)
+        owner, colons, _ = first.partition("::")
+        exact, nested = id_prefixes(owner)
+        found.setdefault(key + (nested if colons else exact), []).append(line)
+    return found
 
 
 def _block(raw: mmap.mmap, start: int, end: int, prefix: bytes) -> tuple[int, int]:
