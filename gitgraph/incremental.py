@@ -30,7 +30,7 @@ from .config import Config
 from .extract import extractor_digest
 from .graph import build_part
 from .index import Report, Tree, load_extractions
-from .mentions import Mentions, changed_names, names_in
+from .mentions import Mentions, changed_names, module_names, names_in
 from .model import Extraction, FileEntry
 from .resolve import Resolver
 from .splice import Piece, splice
@@ -158,6 +158,7 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
     besides the moved files' own; `added` files appear or go, so whoever imports them names
     them); None when unbounded."""
     names = set(names or ())
+    bound: set[str] = set()
     for entry in moved:
         old, new = before[entry.path], fresh[entry.path]
         stars = [{i for i in e.imports if i.name == "*"} for e in (old, new)]
@@ -170,18 +171,35 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
             for _, scope in refs:
                 if _class_of(entry.path, scope, side).partition("::")[2] in both | {""}:
                     return None  # a class on both sides changes its bases: no bound by name
-        names |= changed_names(old, new)
+        defined, imported = changed_names(old, new)
+        names |= defined
+        bound |= imported
     moved_paths = {e.path for e in moved}
-    while True:  # an alias re-exports a changed name under another name
-        reach = index.files(names) - moved_paths
+    # Names bound by imports are reached only through a module that binds them: the moved
+    # files, then any file re-exporting from one of those (to a fixed point, like aliases).
+    exporters = set(moved_paths)
+    while True:
+        reach = index.files(names)
+        if bound:
+            through = set().union(*(module_names(p) for p in exporters))
+            reach |= index.files(bound) & index.files(through)
+        reach -= moved_paths
         if len(reach) > MAX_REACH:
             return None
-        aliases = {imp.alias for path in reach for imp in load(path).imports
-                   if imp.alias and imp.alias not in names
-                   and names.intersection(f"{imp.module}.{imp.name}".split("."))}
-        if not aliases:
+        grown = False
+        for path in sorted(reach):
+            for imp in load(path).imports:
+                written = set(_PATH_PARTS.findall(f"{imp.module}.{imp.name}"))
+                if imp.alias and imp.alias not in names and names & written:
+                    names.add(imp.alias)  # an alias re-exports a changed name
+                    grown = True
+                if path not in exporters and (imp.name == "*" or bound & written) and (
+                        written & set().union(*(module_names(p) for p in exporters))):
+                    exporters.add(path)  # it binds what a changed module binds
+                    bound.update([imp.alias] if imp.alias else ())
+                    grown = True
+        if not grown:
             return reach
-        names |= aliases
 
 
 def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extraction],
@@ -193,13 +211,12 @@ def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extr
     for entry in moved:
         lang_family = family(entry.lang)
         prefix = entry.path + "::"
-        for extraction in (before[entry.path], fresh[entry.path]):
-            for symbol in extraction.symbols:
-                name = symbol.qualname.rpartition(".")[2]
-                for table in (tables.by_name, tables.methods):
-                    key = (lang_family, name)
-                    if key in table:
-                        table[key] = [n for n in table[key] if not n.startswith(prefix)]
+        keys = {(lang_family, s.qualname.rpartition(".")[2])
+                for extraction in (before[entry.path], fresh[entry.path])
+                for s in extraction.symbols}
+        for table in (tables.by_name, tables.methods):
+            for key in keys & table.keys():
+                table[key] = [n for n in table[key] if not n.startswith(prefix)]
         for symbol in fresh[entry.path].symbols:
             tables.add_symbol(lang_family, prefix + symbol.qualname, symbol.kind)
     paths = {*reach, *(e.path for e in moved)}

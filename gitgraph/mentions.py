@@ -34,7 +34,7 @@ def names_in(extraction: Extraction) -> set[str]:
     return found
 
 
-def changed_names(before: Extraction, after: Extraction) -> set[str]:
+def changed_names(before: Extraction, after: Extraction) -> tuple[set[str], set[str]]:
     """Names whose meaning an interface change of one file can alter elsewhere: what its
     definitions, imports and class attributes present on one side only are looked up by.
 
@@ -42,8 +42,12 @@ def changed_names(before: Extraction, after: Extraction) -> set[str]:
     exists on both sides unless it is itself in the set), an import by the name it binds
     (a re-export), an attribute by the attribute's name. The module paths of an import or
     the `self` of an assignment are never looked up in another file: including them would
-    reach nearly every file of a project for an added `import os`."""
+    reach nearly every file of a project for an added `import os`.
+
+    Returns (names, bound): the names bound by imports come apart, because another file
+    reaches them only through this module (or one re-exporting it), never by name alone."""
     found: set[str] = set()
+    bound: set[str] = set()
     symbols = {(s.qualname, s.kind) for s in before.symbols} ^ {
         (s.qualname, s.kind) for s in after.symbols}
     for qualname, _ in symbols:
@@ -54,13 +58,28 @@ def changed_names(before: Extraction, after: Extraction) -> set[str]:
         # the bound name in every language: an alias, the member, or a module's first part
         # (Python `import a.b`) or last part (Go, JS, Rust defaults)
         parts = _PARTS.findall(module)
-        found.update([alias] if alias else _PARTS.findall(name)[-1:] if name
+        bound.update([alias] if alias else _PARTS.findall(name)[-1:] if name
                      else parts[:1] + parts[-1:])
     assigns = {(r.name, r.scope) for r in before.refs if r.kind == "assign"} ^ {
         (r.name, r.scope) for r in after.refs if r.kind == "assign"}
     for name, _ in assigns:
         found.update(_PARTS.findall(name.partition("=")[0])[-1:])
-    return found
+    return found, bound
+
+
+_PACKAGE_FILES = frozenset({"__init__", "index", "mod"})  # a directory's own module
+_DIRECTORY_PACKAGES = frozenset({"go", "java"})  # a package is its directory
+
+
+def module_names(path: str) -> set[str]:
+    """How other files name a module when they import it: its file's stem, or the name of
+    its directory when the file stands for it (`__init__.py`, `index.ts`, `mod.rs`, Go and
+    Java packages)."""
+    parts = path.split("/")
+    stem, _, extension = parts[-1].partition(".")
+    if stem in _PACKAGE_FILES or extension in _DIRECTORY_PACKAGES:
+        return {stem, *parts[-2:-1]}
+    return {stem}
 
 
 class Mentions:

@@ -394,6 +394,15 @@ INTERFACE_EDITS = [
      "from shop.special import Cheap, Special\n", True),
     ("shop/special.py", "class Cheap(Item):\n    def price(self):\n        return self.discount()"
      "\n\n\n", "", True),
+    # an import bound in one module, re-exported by a second, used by a third that names
+    # neither the first module nor its package (packages appearing: full builds)
+    ("lib/__init__.py", None, "", False),
+    ("lib/reexport.py", None, "from shop.models import Fancy\n", True),
+    ("cli/__init__.py", None, "", False),
+    ("cli/main.py", None, "from lib.reexport import Fancy\n\n\ndef run():\n    return Fancy()\n",
+     True),
+    ("shop/models.py", "class Gadget:\n",
+     "from shop.special import Special as Fancy\n\n\nclass Gadget:\n", True),
     # a module that appears, then goes, under an import that named it all along
     ("shop/api.py", "from shop import models\n", "from shop import extras, models\n", True),
     ("shop/extras.py", None, "VALUE = 1\n", True),

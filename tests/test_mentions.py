@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gitgraph.mentions import Mentions, changed_names, names_in
+from gitgraph.mentions import Mentions, changed_names, module_names, names_in
 from gitgraph.model import Extraction, Import, Ref, Symbol
 
 
@@ -29,10 +29,17 @@ def test_changed_names_are_the_one_sided_definitions_imports_and_attributes() ->
                         refs=(("assign", "self.x=A", "K.__init__"),))
     after = extraction(symbols=("f", "K", "K.n"), imports=(("os", "", ""), ("x.y", "z", "w")),
                        refs=(("assign", "self.x=B", "K.__init__"),))
-    assert changed_names(before, after) == {"m", "n", "w", "x"}
-    assert changed_names(before, extraction(imports=(("os.path", "", ""), ("a::b", "c", "")))) == {
-        "f", "K", "m", "os", "path", "c", "x"}
-    assert changed_names(before, before) == set()
+    assert changed_names(before, after) == ({"m", "n", "x"}, {"w"})
+    assert changed_names(before, extraction(imports=(("os.path", "", ""), ("a::b", "c", "")))) == (
+        {"f", "K", "m", "x"}, {"os", "path", "c"})
+    assert changed_names(before, before) == (set(), set())
+
+
+def test_module_names_are_what_importers_write() -> None:
+    assert module_names("django/utils/text.py") == {"text"}
+    assert module_names("django/utils/__init__.py") == {"__init__", "utils"}
+    assert module_names("web/src/widgets/index.ts") == {"index", "widgets"}
+    assert module_names("cmd/server/main.go") == {"main", "server"}
 
 
 def test_mentions_update_and_survive_a_round_trip() -> None:
