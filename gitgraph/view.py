@@ -8,14 +8,18 @@ changing their interface) are re-resolved and laid over it.
 
 from __future__ import annotations
 
+import logging
+import marshal
+import os
+import struct
+import zlib
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import sealed
 from .graph import Graph
 from .model import FileEntry
 from .tables import Tables
@@ -23,7 +27,16 @@ from .tables import Tables
 Edge = tuple[str, str, float]  # (other node, kind, weight)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
 _ATTRS = ("kind", "name", "path", "start_line", "end_line", "signature", "test")
-_FORMAT = 1
+# Stored view: magic (with the layout version), the section sizes and their CRC-32, the CRC-32
+# of each section, then the sections: files, node ids, attribute offsets and records, the
+# incoming and the outgoing CSR arrays (offsets, others, kinds, weights), the name tables.
+# Version 1 was one checksummed marshal tuple (sealed.py); decoding all of it cost ~0.1 s.
+_MAGIC = b"gitgraph-view\n2\n"
+_SECTIONS = 13
+
+Csr = tuple["array[int]", "array[int]", "array[int]", "array[float]"]
+TableDicts = tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
+log = logging.getLogger("gitgraph")
 
 
 class View(Protocol):
@@ -61,61 +74,84 @@ class MemoryView:
 
 
 class CompactView:
-    """A stored graph of one tree, plus overlays for files re-resolved since."""
+    """A stored graph of one tree, plus overlays for files re-resolved since.
 
-    def __init__(self, files: tuple[FileEntry, ...], ids: list[str], attrs: list[tuple[Any, ...]],
-                 incoming: tuple[array[int], array[int], array[int], array[float]],
-                 outgoing: tuple[array[int], array[int], array[int], array[float]],
-                 tables: tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
-                 ) -> None:
+    Only what a diff needs is decoded eagerly (file list, node ids, edge arrays); a node's
+    attributes are unmarshalled when the node is first asked for, and the global name tables
+    only when an overlay re-resolves files. Edge lists are built once per node.
+    """
+
+    def __init__(self, files: tuple[FileEntry, ...], ids: list[str], attrs: _Records,
+                 incoming: Csr, outgoing: Csr, tables: Callable[[], TableDicts]) -> None:
         self.files = files
         self.ids = ids
         self.index = {node: i for i, node in enumerate(ids)}
         self.attrs = attrs
         self._in = incoming
         self._out = outgoing
-        self.tables = tables  # by_name, methods, bases: what resolution needs globally
+        self._load_tables = tables
+        self._tables: TableDicts | None = None
         self._nodes: dict[str, dict[str, Any]] = {}  # overlay: replaced or added nodes
         self._dropped: set[int] = set()  # nodes whose outgoing edges were recomputed
         self._extra_in: dict[str, list[Edge]] = defaultdict(list)
         self._extra_out: dict[str, list[Edge]] = defaultdict(list)
+        # Memos: ranking, test discovery and selection ask for the same nodes many times.
+        self._records: dict[str, dict[str, Any] | None] = {}
+        self._incoming: dict[str, list[Edge]] = {}
+        self._outgoing: dict[str, list[Edge]] = {}
+
+    @property
+    def tables(self) -> TableDicts:
+        """by_name, methods, bases: what resolution needs globally (decoded on first use)."""
+        if self._tables is None:
+            self._tables = self._load_tables()
+        return self._tables
 
     # -- View ----------------------------------------------------------------------------------
 
     def node(self, node_id: str) -> dict[str, Any] | None:
+        if node_id in self._records:
+            return self._records[node_id]
         found = self._nodes.get(node_id)
-        if found is not None:
-            return found
-        i = self.index.get(node_id)
-        if i is None or i in self._dropped:  # its file was laid over, and it is gone
-            return None
-        record = dict(zip(_ATTRS, self.attrs[i], strict=True))
-        record["id"] = node_id
-        for key in ("test", "signature"):  # absent in a fresh graph's record when empty
-            if not record[key]:
-                del record[key]
-        return record
+        if found is None:
+            i = self.index.get(node_id)
+            if i is not None and i not in self._dropped:  # dropped: laid over, and gone
+                found = dict(zip(_ATTRS, self.attrs[i], strict=True))
+                found["id"] = node_id
+                for key in ("test", "signature"):  # absent in a fresh graph's record when empty
+                    if not found[key]:
+                        del found[key]
+        self._records[node_id] = found
+        return found
 
     def incoming(self, node_id: str) -> list[Edge]:
-        edges = list(self._extra_in.get(node_id, ()))
-        i = self.index.get(node_id)
-        if i is not None:
-            edges += [e for e, source in self._edges(self._in, i) if source not in self._dropped]
+        edges = self._incoming.get(node_id)
+        if edges is None:
+            edges = list(self._extra_in.get(node_id, ()))
+            i = self.index.get(node_id)
+            if i is not None:
+                dropped = self._dropped
+                edges += [edge for edge, source in self._edges(self._in, i)
+                          if source not in dropped]
+            self._incoming[node_id] = edges
         return edges
 
     def outgoing(self, node_id: str) -> list[Edge]:
-        edges = list(self._extra_out.get(node_id, ()))
-        i = self.index.get(node_id)
-        if i is not None and i not in self._dropped:
-            edges += [e for e, _ in self._edges(self._out, i)]
+        edges = self._outgoing.get(node_id)
+        if edges is None:
+            edges = list(self._extra_out.get(node_id, ()))
+            i = self.index.get(node_id)
+            if i is not None and i not in self._dropped:
+                edges += [edge for edge, _ in self._edges(self._out, i)]
+            self._outgoing[node_id] = edges
         return edges
 
-    def _edges(self, csr: tuple[array[int], array[int], array[int], array[float]], i: int
-               ) -> Iterable[tuple[Edge, int]]:
+    def _edges(self, csr: Csr, i: int) -> list[tuple[Edge, int]]:
         offsets, others, kinds, weights = csr
-        for j in range(offsets[i], offsets[i + 1]):
-            other = others[j]
-            yield (self.ids[other], KINDS[kinds[j]], weights[j]), other
+        start, end = offsets[i], offsets[i + 1]
+        ids = self.ids
+        return [((ids[other], KINDS[kind], weight), other) for other, kind, weight
+                in zip(others[start:end], kinds[start:end], weights[start:end], strict=True)]
 
     # -- overlays ------------------------------------------------------------------------------
 
@@ -123,11 +159,11 @@ class CompactView:
         """Stored node ids of one file (the file node and `path::...`)."""
         found = [path] if path in self.index else []
         prefix = path + "::"
-        start = bisect_left(self.ids, prefix)
-        for node in self.ids[start:]:
-            if not node.startswith(prefix):
-                break
-            found.append(node)
+        ids = self.ids
+        i = bisect_left(ids, prefix)
+        while i < len(ids) and ids[i].startswith(prefix):
+            found.append(ids[i])
+            i += 1
         return found
 
     def overlay(self, part: Graph, paths: Iterable[str]) -> None:
@@ -143,10 +179,18 @@ class CompactView:
         for (source, target), (kind, weight) in part.edges.items():
             self._extra_out[source].append((target, kind, weight))
             self._extra_in[target].append((source, kind, weight))
+        self._forget()
 
     def add_node(self, node: dict[str, Any]) -> None:
         """Add or replace one node record (e.g. a removed symbol's ghost)."""
         self._nodes[node["id"]] = node
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop the memos after an overlay changed what they were computed from."""
+        self._records.clear()
+        self._incoming.clear()
+        self._outgoing.clear()
 
     # -- storage -------------------------------------------------------------------------------
 
@@ -155,38 +199,113 @@ class CompactView:
         """The compact form of a freshly built graph."""
         ids = sorted(graph.nodes)
         index = {node: i for i, node in enumerate(ids)}
-        attrs = [tuple(graph.nodes[n].get(a, False if a == "test" else "") for a in _ATTRS)
-                 for n in ids]
+        attrs = _Records.encode(
+            tuple(graph.nodes[n].get(a, False if a == "test" else "") for a in _ATTRS)
+            for n in ids)
         by_target: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         by_source: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         for (source, target), (kind, weight) in graph.edges.items():
             s, t, k = index[source], index[target], KINDS.index(kind)
             by_target[t].append((s, k, weight))
             by_source[s].append((t, k, weight))
+        names = (dict(tables.by_name), dict(tables.methods), dict(tables.bases))
         return cls(tuple(files), ids, attrs, _csr(by_target, len(ids)),
-                   _csr(by_source, len(ids)),
-                   (dict(tables.by_name), dict(tables.methods), dict(tables.bases)))
+                   _csr(by_source, len(ids)), lambda: names)
 
     def save(self, path: Path) -> None:
-        """Store in the cache directory (a failure is logged, never raised)."""
-        sealed.dump(path, (
-            _FORMAT, tuple(tuple(f) for f in self.files), self.ids, self.attrs,
-            tuple(a.tobytes() for a in self._in), tuple(a.tobytes() for a in self._out),
-            self.tables))
+        """Store in the cache directory (atomic; a failure is logged, never raised)."""
+        sections = [
+            marshal.dumps(tuple(tuple(f) for f in self.files)),
+            "\0".join(self.ids).encode("utf-8", "surrogatepass"),
+            self.attrs.offsets.tobytes(), self.attrs.blob,
+            *(a.tobytes() for a in self._in), *(a.tobytes() for a in self._out),
+            marshal.dumps(self.tables),
+        ]
+        table = struct.pack(f"<{len(sections)}Q", *map(len, sections))
+        header = _MAGIC + table + struct.pack("<I", zlib.crc32(table))
+        checks = struct.pack(f"<{len(sections)}I", *(zlib.crc32(s) for s in sections))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as out:
+                out.write(header + checks)
+                for section in sections:
+                    out.write(section)
+            os.replace(tmp, path)
+        except OSError as exc:
+            log.info("cache: cannot write %s (%s)", path, exc)
 
     @classmethod
     def load(cls, path: Path) -> CompactView | None:
-        """The stored view, or None when absent, corrupt or of another format."""
-        stored = sealed.load(path)
-        if not isinstance(stored, tuple) or len(stored) != 7 or stored[0] != _FORMAT:
+        """The stored view, or None when absent, damaged or of another format."""
+        try:
+            raw = path.read_bytes()
+        except OSError:
             return None
-        _, files, ids, attrs, incoming, outgoing, tables = stored
-        return cls(tuple(FileEntry(*f) for f in files), ids, attrs, _arrays(incoming),
-                   _arrays(outgoing), tables)
+        sections = _sections(raw)
+        if sections is None:
+            log.info("cache: %s is damaged or of another format; rebuilding it", path.name)
+            return None
+        files, ids, offsets, blob, *edges, tables = sections
+        try:
+            entries = tuple(FileEntry(*f) for f in marshal.loads(files))
+            return cls(entries, bytes(ids).decode("utf-8", "surrogatepass").split("\0"),
+                       _Records(_array("l", offsets), bytes(blob)),
+                       _csr_of(edges[:4]), _csr_of(edges[4:]),
+                       lambda: marshal.loads(tables))
+        except (ValueError, EOFError, TypeError):
+            return None
 
 
-def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int
-         ) -> tuple[array[int], array[int], array[int], array[float]]:
+class _Records:
+    """Node attribute tuples, each marshalled on its own and decoded when first read."""
+
+    def __init__(self, offsets: array[int], blob: bytes) -> None:
+        self.offsets = offsets
+        self.blob = blob
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        record: tuple[Any, ...] = marshal.loads(self.blob[self.offsets[i]:self.offsets[i + 1]])
+        return record
+
+    @classmethod
+    def encode(cls, records: Iterable[tuple[Any, ...]]) -> _Records:
+        offsets, parts, size = array("l", [0]), [], 0
+        for record in records:
+            part = marshal.dumps(record)
+            parts.append(part)
+            size += len(part)
+            offsets.append(size)
+        return cls(offsets, b"".join(parts))
+
+
+def _sections(raw: bytes) -> list[memoryview] | None:
+    """The checked sections of a stored view (every checksum verified: marshal is not safe
+    against damaged data), or None."""
+    start = len(_MAGIC)
+    if raw[:start] != _MAGIC or len(raw) < start + _SECTIONS * 12 + 4:
+        return None
+    table = raw[start:start + _SECTIONS * 8]
+    (check,) = struct.unpack_from("<I", raw, start + _SECTIONS * 8)
+    if zlib.crc32(table) != check:
+        return None
+    sizes = struct.unpack(f"<{_SECTIONS}Q", table)
+    checks = struct.unpack_from(f"<{_SECTIONS}I", raw, start + _SECTIONS * 8 + 4)
+    pos = start + _SECTIONS * 12 + 4
+    if pos + sum(sizes) != len(raw):
+        return None
+    view = memoryview(raw)
+    sections = []
+    for size, check in zip(sizes, checks, strict=True):
+        section = view[pos:pos + size]
+        if zlib.crc32(section) != check:
+            return None
+        sections.append(section)
+        pos += size
+    return sections
+
+
+def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int) -> Csr:
     offsets, others, kinds, weights = array("l", [0]), array("l"), array("b"), array("d")
     for i in range(size):
         for other, kind, weight in sorted(rows.get(i, ())):
@@ -197,11 +316,13 @@ def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int
     return offsets, others, kinds, weights
 
 
-def _arrays(raw: tuple[bytes, bytes, bytes, bytes]
-            ) -> tuple[array[int], array[int], array[int], array[float]]:
-    offsets, others, kinds, weights = array("l"), array("l"), array("b"), array("d")
-    offsets.frombytes(raw[0])
-    others.frombytes(raw[1])
-    kinds.frombytes(raw[2])
-    weights.frombytes(raw[3])
-    return offsets, others, kinds, weights
+def _array(code: str, raw: memoryview) -> array[Any]:
+    found = array(code)
+    if len(raw) % found.itemsize:
+        raise ValueError("truncated array")
+    found.frombytes(raw)
+    return found
+
+
+def _csr_of(raw: list[memoryview]) -> Csr:
+    return _array("l", raw[0]), _array("l", raw[1]), _array("b", raw[2]), _array("d", raw[3])
