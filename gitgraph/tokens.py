@@ -185,6 +185,7 @@ def load_ranks(name: str) -> dict[bytes, int]:
 def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     """The tiktoken encoding `name` (cl100k_base or o200k_base), built without any download."""
     _check_name(name)
+    _built.add(name)
     thread = _prefetching.pop(name, None)
     if thread is not None:
         thread.join()
@@ -206,6 +207,7 @@ def _build(name: str) -> tiktoken.Encoding:
 
 _prefetching: dict[str, threading.Thread] = {}
 _prefetched: dict[str, tiktoken.Encoding] = {}
+_built: set[str] = set()  # asked for already (so most likely cached)
 
 
 def prefetch(name: str) -> None:
@@ -214,7 +216,7 @@ def prefetch(name: str) -> None:
     Call it from the main thread before slow work that releases the GIL (git subprocesses):
     the build (which holds the GIL) then runs meanwhile instead of after.
     """
-    if name in _SPECS and name not in _prefetching and encoding.cache_info().currsize == 0:
+    if name in _SPECS and name not in _prefetching and name not in _built:
         thread = threading.Thread(target=_prefetch, args=(name,), name=f"gitgraph-{name}")
         _prefetching[name] = thread
         thread.start()

@@ -26,6 +26,8 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
     fmt = fmt or ("text" if sys.stdout.isatty() else "markdown")
     if fmt not in render.FORMATS:
         raise GitGraphError(f"unknown format '{fmt}' (choose from {', '.join(render.FORMATS)})")
+    if not tests:
+        tokens.prefetch(config.encoding)  # built while git works, not after
     sides = parse_sides(root, revisions, staged)
     analysis = analyse(root, sides, config)
     if tests:
@@ -36,10 +38,7 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
         print("gitgraph: no changes", file=sys.stderr)
         if fmt not in ("json", "yaml"):
             return 0
-    encoding = tokens.encoding(config.encoding)
-
-    def count(text: str) -> int:
-        return len(encoding.encode_ordinary(text))
+    count = tokens.Counter(config.encoding)  # exact; selection renders similar texts often
 
     def show(impact: Impact) -> str:
         return render.render(impact, fmt, explain=explain, code=code)
