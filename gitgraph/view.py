@@ -26,13 +26,14 @@ from .tables import Tables
 
 Edge = tuple[str, str, float]  # (other node, kind, weight)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
-_ATTRS = ("kind", "name", "path", "start_line", "end_line", "signature", "test")
 # Stored view: magic (with the layout version), the section sizes and their CRC-32, the CRC-32
-# of each section, then the sections: files, node ids, attribute offsets and records, the
-# incoming and the outgoing CSR arrays (offsets, others, kinds, weights), the name tables.
+# of each section, then the sections: files, node ids, node attribute columns, the incoming
+# and the outgoing CSR arrays (offsets, others, kinds, weights), the name tables.
 # Version 1 was one checksummed marshal tuple (sealed.py); decoding all of it cost ~0.1 s.
-_MAGIC = b"gitgraph-view\n2\n"
-_SECTIONS = 13
+# Version 2 marshalled each node's attributes on its own (slower to read than columns).
+_MAGIC = b"gitgraph-view\n3\n"
+_SECTIONS = 12
+_UNKNOWN: Any = object()  # node() memo: not asked yet (None is a valid answer)
 
 Csr = tuple["array[int]", "array[int]", "array[int]", "array[float]"]
 TableDicts = tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
@@ -110,48 +111,48 @@ class CompactView:
     # -- View ----------------------------------------------------------------------------------
 
     def node(self, node_id: str) -> dict[str, Any] | None:
-        if node_id in self._records:
-            return self._records[node_id]
+        known = self._records.get(node_id, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[no-any-return]
         found = self._nodes.get(node_id)
         if found is None:
             i = self.index.get(node_id)
             if i is not None and i not in self._dropped:  # dropped: laid over, and gone
-                found = dict(zip(_ATTRS, self.attrs[i], strict=True))
-                found["id"] = node_id
-                for key in ("test", "signature"):  # absent in a fresh graph's record when empty
-                    if not found[key]:
-                        del found[key]
+                found = self.attrs.record(i, node_id)
         self._records[node_id] = found
         return found
 
     def incoming(self, node_id: str) -> list[Edge]:
         edges = self._incoming.get(node_id)
         if edges is None:
-            edges = list(self._extra_in.get(node_id, ()))
-            i = self.index.get(node_id)
-            if i is not None:
-                dropped = self._dropped
-                edges += [edge for edge, source in self._edges(self._in, i)
-                          if source not in dropped]
-            self._incoming[node_id] = edges
+            edges = self._incoming[node_id] = self._edges(
+                self._in, node_id, self._extra_in, self._dropped)
         return edges
 
     def outgoing(self, node_id: str) -> list[Edge]:
         edges = self._outgoing.get(node_id)
         if edges is None:
-            edges = list(self._extra_out.get(node_id, ()))
-            i = self.index.get(node_id)
-            if i is not None and i not in self._dropped:
-                edges += [edge for edge, _ in self._edges(self._out, i)]
-            self._outgoing[node_id] = edges
+            edges = self._outgoing[node_id] = self._edges(
+                self._out, node_id, self._extra_out, None)
         return edges
 
-    def _edges(self, csr: Csr, i: int) -> list[tuple[Edge, int]]:
+    def _edges(self, csr: Csr, node_id: str, extra: dict[str, list[Edge]],
+               dropped: set[int] | None) -> list[Edge]:
+        """Overlaid edges first, then the stored ones (without those of `dropped` nodes;
+        with dropped None, none at all when the node itself was dropped)."""
+        edges = list(extra.get(node_id, ()))
+        i = self.index.get(node_id)
+        if i is None or (dropped is None and i in self._dropped):
+            return edges
         offsets, others, kinds, weights = csr
         start, end = offsets[i], offsets[i + 1]
         ids = self.ids
-        return [((ids[other], KINDS[kind], weight), other) for other, kind, weight
-                in zip(others[start:end], kinds[start:end], weights[start:end], strict=True)]
+        rows = zip(others[start:end], kinds[start:end], weights[start:end], strict=True)
+        if dropped:
+            edges += [(ids[o], KINDS[k], w) for o, k, w in rows if o not in dropped]
+        else:
+            edges += [(ids[o], KINDS[k], w) for o, k, w in rows]
+        return edges
 
     # -- overlays ------------------------------------------------------------------------------
 
@@ -199,9 +200,7 @@ class CompactView:
         """The compact form of a freshly built graph."""
         ids = sorted(graph.nodes)
         index = {node: i for i, node in enumerate(ids)}
-        attrs = _Records.encode(
-            tuple(graph.nodes[n].get(a, False if a == "test" else "") for a in _ATTRS)
-            for n in ids)
+        attrs = _Records.encode([graph.nodes[n] for n in ids])
         by_target: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         by_source: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         for (source, target), (kind, weight) in graph.edges.items():
@@ -217,7 +216,7 @@ class CompactView:
         sections = [
             marshal.dumps(tuple(tuple(f) for f in self.files)),
             "\0".join(self.ids).encode("utf-8", "surrogatepass"),
-            self.attrs.offsets.tobytes(), self.attrs.blob,
+            self.attrs.raw,
             *(a.tobytes() for a in self._in), *(a.tobytes() for a in self._out),
             marshal.dumps(self.tables),
         ]
@@ -246,11 +245,11 @@ class CompactView:
         if sections is None:
             log.info("cache: %s is damaged or of another format; rebuilding it", path.name)
             return None
-        files, ids, offsets, blob, *edges, tables = sections
+        files, ids, records, *edges, tables = sections
         try:
             entries = tuple(FileEntry(*f) for f in marshal.loads(files))
             return cls(entries, bytes(ids).decode("utf-8", "surrogatepass").split("\0"),
-                       _Records(_array("l", offsets), bytes(blob)),
+                       _Records(records),
                        _csr_of(edges[:4]), _csr_of(edges[4:]),
                        lambda: marshal.loads(tables))
         except (ValueError, EOFError, TypeError):
@@ -258,25 +257,41 @@ class CompactView:
 
 
 class _Records:
-    """Node attribute tuples, each marshalled on its own and decoded when first read."""
+    """Node attributes stored by column (kind, name, path, lines, signature, test flag) in
+    one marshalled section, decoded on the first record asked for (~5 ms on Django)."""
 
-    def __init__(self, offsets: array[int], blob: bytes) -> None:
-        self.offsets = offsets
-        self.blob = blob
+    def __init__(self, raw: bytes | memoryview) -> None:
+        self.raw = raw
+        self._columns: tuple[Any, ...] | None = None
 
-    def __getitem__(self, i: int) -> tuple[Any, ...]:
-        record: tuple[Any, ...] = marshal.loads(self.blob[self.offsets[i]:self.offsets[i + 1]])
-        return record
+    def record(self, i: int, node_id: str) -> dict[str, Any]:
+        """The node record of node `i` (no signature or test key when empty or false)."""
+        if self._columns is None:
+            kinds, kind, name, path, start, end, signature, test = marshal.loads(self.raw)
+            self._columns = (kinds, kind, name, path, _array("l", memoryview(start)),
+                             _array("l", memoryview(end)), signature, test)
+        kinds, kind, name, path, start, end, signature, test = self._columns
+        found = {"kind": kinds[kind[i]], "name": name[i], "path": path[i],
+                 "start_line": start[i], "end_line": end[i]}
+        if signature[i]:
+            found["signature"] = signature[i]
+        if test[i]:
+            found["test"] = True
+        found["id"] = node_id
+        return found
 
     @classmethod
-    def encode(cls, records: Iterable[tuple[Any, ...]]) -> _Records:
-        offsets, parts, size = array("l", [0]), [], 0
-        for record in records:
-            part = marshal.dumps(record)
-            parts.append(part)
-            size += len(part)
-            offsets.append(size)
-        return cls(offsets, b"".join(parts))
+    def encode(cls, nodes: list[dict[str, Any]]) -> _Records:
+        """The columns of `nodes` (records of a freshly built graph, in id order)."""
+        kinds = tuple(sorted({n["kind"] for n in nodes}))
+        paths: dict[str, str] = {}  # one object per path: marshal stores the others as refs
+        return cls(marshal.dumps((
+            kinds, bytes(kinds.index(n["kind"]) for n in nodes), [n["name"] for n in nodes],
+            [paths.setdefault(n["path"], n["path"]) for n in nodes],
+            array("l", [n["start_line"] for n in nodes]).tobytes(),
+            array("l", [n["end_line"] for n in nodes]).tobytes(),
+            [n.get("signature", "") for n in nodes], bytes(bool(n.get("test")) for n in nodes),
+        )))
 
 
 def _sections(raw: bytes) -> list[memoryview] | None:
