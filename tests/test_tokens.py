@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -158,3 +161,47 @@ def test_prefetch_builds_the_same_encoding(fresh: Path) -> None:
     assert tokens.encoding("o200k_base") is built
     tokens.prefetch("o200k_base")  # already built: nothing to do
     assert not tokens._prefetching
+
+
+def test_background_counter_matches_and_ends_its_helper() -> None:
+    text = Path(tokens.__file__).read_text(encoding="utf-8")
+    with tokens.Counter("cl100k_base", background=True) as counter:
+        helper = counter._helper
+        assert helper is not None  # Linux, one thread: a forked helper counts
+        assert counter(text) == tokens.count(text) == counter(text)
+        assert counter(text + "\nx = 1\n") == tokens.count(text + "\nx = 1\n")
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+        os.waitpid(helper.pid, os.WNOHANG)
+
+
+def test_background_counter_survives_its_helper_dying() -> None:
+    with tokens.Counter("o200k_base", background=True) as counter:
+        assert counter._helper is not None
+        os.kill(counter._helper.pid, signal.SIGKILL)
+        assert counter("def f(x):\n    return x\n") == len(KNOWN_IDS[3][2])
+        assert counter._helper is None  # counting here from now on
+        assert counter("hello world") == 2
+
+
+def test_background_counter_with_threads_builds_in_this_process() -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with tokens.Counter("cl100k_base", background=True) as counter:
+            assert counter._helper is None  # forking now could copy a held lock
+            assert counter("hello world") == 2
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_background_counter_gives_up_on_a_silent_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "_HELPER_TIMEOUT", 0.5)
+    with tokens.Counter("cl100k_base", background=True) as counter:
+        assert counter._helper is not None
+        pid = counter._helper.pid
+        os.kill(pid, signal.SIGSTOP)  # alive but never answering
+        assert counter("hello world") == 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
