@@ -52,6 +52,12 @@ class View(Protocol):
     def outgoing(self, node_id: str) -> list[Edge]:
         """Edges (target, kind, weight) out of a node: what it depends on."""
 
+    def sources(self, node_id: str) -> list[str]:
+        """The sources of `incoming(node_id)`, in the same order (cheaper to ask for)."""
+
+    def is_test(self, node_id: str) -> bool:
+        """Whether the node exists and is a test (cheaper than `node()`)."""
+
 
 class MemoryView:
     """A View over a Graph built in this process."""
@@ -72,6 +78,12 @@ class MemoryView:
 
     def outgoing(self, node_id: str) -> list[Edge]:
         return self._out.get(node_id, [])
+
+    def sources(self, node_id: str) -> list[str]:
+        return [source for source, _, _ in self._in.get(node_id, ())]
+
+    def is_test(self, node_id: str) -> bool:
+        return bool(self.graph.nodes.get(node_id, {}).get("test"))
 
 
 class CompactView:
@@ -135,6 +147,25 @@ class CompactView:
             edges = self._outgoing[node_id] = self._edges(
                 self._out, node_id, self._extra_out, None)
         return edges
+
+    def sources(self, node_id: str) -> list[str]:
+        edges = self._incoming.get(node_id)
+        if edges is not None:
+            return [source for source, _, _ in edges]
+        found = [source for source, _, _ in self._extra_in.get(node_id, ())]
+        i = self.index.get(node_id)
+        if i is not None:
+            offsets, others, _, _ = self._in
+            ids, dropped = self.ids, self._dropped
+            found += [ids[o] for o in others[offsets[i]:offsets[i + 1]] if o not in dropped]
+        return found
+
+    def is_test(self, node_id: str) -> bool:
+        found = self._nodes.get(node_id)
+        if found is not None:
+            return bool(found.get("test"))
+        i = self.index.get(node_id)
+        return i is not None and self.attrs.is_test(i)
 
     def _edges(self, csr: Csr, node_id: str, extra: dict[str, list[Edge]],
                dropped: set[int] | None) -> list[Edge]:
@@ -264,13 +295,20 @@ class _Records:
         self.raw = raw
         self._columns: tuple[Any, ...] | None = None
 
-    def record(self, i: int, node_id: str) -> dict[str, Any]:
-        """The node record of node `i` (no signature or test key when empty or false)."""
+    def _decoded(self) -> tuple[Any, ...]:
         if self._columns is None:
             kinds, kind, name, path, start, end, signature, test = marshal.loads(self.raw)
             self._columns = (kinds, kind, name, path, _array("l", memoryview(start)),
                              _array("l", memoryview(end)), signature, test)
-        kinds, kind, name, path, start, end, signature, test = self._columns
+        return self._columns
+
+    def is_test(self, i: int) -> bool:
+        """The test flag of node `i`."""
+        return bool(self._decoded()[7][i])
+
+    def record(self, i: int, node_id: str) -> dict[str, Any]:
+        """The node record of node `i` (no signature or test key when empty or false)."""
+        kinds, kind, name, path, start, end, signature, test = self._decoded()
         found = {"kind": kinds[kind[i]], "name": name[i], "path": path[i],
                  "start_line": start[i], "end_line": end[i]}
         if signature[i]:
