@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import logging
 import marshal
+import mmap
 import os
 import struct
 import zlib
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from .graph import Graph
 from .model import FileEntry
@@ -27,15 +28,23 @@ from .tables import Tables
 Edge = tuple[str, str, float]  # (other node, kind, weight)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
 # Stored view: magic (with the layout version), the section sizes and their CRC-32, the CRC-32
-# of each section, then the sections: files, node ids, node attribute columns, the incoming
-# and the outgoing CSR arrays (offsets, others, kinds, weights), the name tables.
+# of each section, then the sections, each at a multiple of 8 bytes: files, node ids, node
+# attribute columns, the incoming and the outgoing CSR arrays (offsets, others, kinds,
+# weights), the name tables.
 # Version 1 was one checksummed marshal tuple (sealed.py); decoding all of it cost ~0.1 s.
-# Version 2 marshalled each node's attributes on its own (slower to read than columns).
-_MAGIC = b"gitgraph-view\n3\n"
+# Version 2 marshalled each node's attributes on its own (slower to read than columns);
+# version 3 did not align sections (arrays were copied out of the file).
+_MAGIC = b"gitgraph-view\n4\n"
 _SECTIONS = 12
 _UNKNOWN: Any = object()  # node() memo: not asked yet (None is a valid answer)
 
-Csr = tuple["array[int]", "array[int]", "array[int]", "array[float]"]
+_MAP_READ: dict[str, int] = (
+    {"prot": mmap.PROT_READ, "flags": mmap.MAP_SHARED | mmap.MAP_POPULATE}
+    if hasattr(mmap, "MAP_POPULATE") else {"access": mmap.ACCESS_READ})
+
+# CSR arrays: offsets (n + 1), others, kinds, weights; arrays when built, memoryviews of the
+# mapped file when loaded
+Csr = tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[float]]
 TableDicts = tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
 log = logging.getLogger("gitgraph")
 
@@ -248,7 +257,7 @@ class CompactView:
             marshal.dumps(tuple(tuple(f) for f in self.files)),
             "\0".join(self.ids).encode("utf-8", "surrogatepass"),
             self.attrs.raw,
-            *(a.tobytes() for a in self._in), *(a.tobytes() for a in self._out),
+            *map(_bytes, self._in), *map(_bytes, self._out),
             marshal.dumps(self.tables),
         ]
         table = struct.pack(f"<{len(sections)}Q", *map(len, sections))
@@ -258,9 +267,10 @@ class CompactView:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as out:
-                out.write(header + checks)
-                for section in sections:
-                    out.write(section)
+                pos = out.write(header + checks)
+                for section in sections:  # each at a multiple of 8: arrays are read in place
+                    pos += out.write(bytes(_aligned(pos) - pos))
+                    pos += out.write(section)
             os.replace(tmp, path)
         except OSError as exc:
             log.info("cache: cannot write %s (%s)", path, exc)
@@ -268,9 +278,10 @@ class CompactView:
     @classmethod
     def load(cls, path: Path) -> CompactView | None:
         """The stored view, or None when absent, damaged or of another format."""
-        try:
-            raw = path.read_bytes()
-        except OSError:
+        try:  # mapped, not read: no copy, and the pages arrive in one call (MAP_POPULATE)
+            with open(path, "rb") as file:
+                raw = mmap.mmap(file.fileno(), 0, **_MAP_READ)
+        except (OSError, ValueError):  # absent, unreadable or empty
             return None
         sections = _sections(raw)
         if sections is None:
@@ -279,7 +290,7 @@ class CompactView:
         files, ids, records, *edges, tables = sections
         try:
             entries = tuple(FileEntry(*f) for f in marshal.loads(files))
-            return cls(entries, bytes(ids).decode("utf-8", "surrogatepass").split("\0"),
+            return cls(entries, str(ids, "utf-8", "surrogatepass").split("\0"),
                        _Records(records),
                        _csr_of(edges[:4]), _csr_of(edges[4:]),
                        lambda: marshal.loads(tables))
@@ -332,7 +343,7 @@ class _Records:
         )))
 
 
-def _sections(raw: bytes) -> list[memoryview] | None:
+def _sections(raw: mmap.mmap) -> list[memoryview] | None:
     """The checked sections of a stored view (every checksum verified: marshal is not safe
     against damaged data), or None."""
     start = len(_MAGIC)
@@ -345,17 +356,20 @@ def _sections(raw: bytes) -> list[memoryview] | None:
     sizes = struct.unpack(f"<{_SECTIONS}Q", table)
     checks = struct.unpack_from(f"<{_SECTIONS}I", raw, start + _SECTIONS * 8 + 4)
     pos = start + _SECTIONS * 12 + 4
-    if pos + sum(sizes) != len(raw):
-        return None
     view = memoryview(raw)
     sections = []
     for size, check in zip(sizes, checks, strict=True):
+        pos = _aligned(pos)
         section = view[pos:pos + size]
-        if zlib.crc32(section) != check:
+        if len(section) != size or zlib.crc32(section) != check:
             return None
         sections.append(section)
         pos += size
-    return sections
+    return sections if pos == len(raw) else None
+
+
+def _aligned(pos: int) -> int:
+    return (pos + 7) & ~7
 
 
 def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int) -> Csr:
@@ -377,5 +391,13 @@ def _array(code: str, raw: memoryview) -> array[Any]:
     return found
 
 
+def _bytes(values: Sequence[int] | Sequence[float]) -> bytes:
+    assert isinstance(values, (array, memoryview))
+    return values.tobytes()
+
+
 def _csr_of(raw: list[memoryview]) -> Csr:
-    return _array("l", raw[0]), _array("l", raw[1]), _array("b", raw[2]), _array("d", raw[3])
+    """CSR arrays read in place from the mapped file (a cast, not a copy; TypeError when a
+    length is not a multiple of the item size)."""
+    weights: Sequence[float] = cast(Sequence[float], raw[3].cast("d"))
+    return raw[0].cast("l"), raw[1].cast("l"), raw[2].cast("b"), weights
