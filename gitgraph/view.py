@@ -174,7 +174,7 @@ class CompactView:
         if found is not None:
             return bool(found.get("test"))
         i = self.index.get(node_id)
-        return i is not None and self.attrs.is_test(i)
+        return i is not None and i not in self._dropped and self.attrs.is_test(i)
 
     def _edges(self, csr: Csr, node_id: str, extra: dict[str, list[Edge]],
                dropped: set[int] | None) -> list[Edge]:
