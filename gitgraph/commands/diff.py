@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from pathlib import Path
 
@@ -17,20 +16,6 @@ from gitgraph.model import Impact
 def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
          fmt: str | None, tests: bool, code: bool, explain: bool) -> int:
     """Print the impact of a diff (git diff's revision semantics) within `budget` tokens."""
-    # A diff allocates ~10^6 short-lived objects and frees them by reference counting; the
-    # cycle collector's passes over them cost ~30 ms on Django and find nothing to free.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _diff(cwd=cwd, revisions=revisions, staged=staged, budget=budget, fmt=fmt,
-                     tests=tests, code=code, explain=explain)
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
-          fmt: str | None, tests: bool, code: bool, explain: bool) -> int:
     from gitgraph import render, tokens
 
     root = git.repo_root(cwd)
