@@ -7,8 +7,11 @@ when its own lines changed, not when the change is inside one of its members.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import git
@@ -28,6 +31,10 @@ class Sides:
     head: str  # commit id, "INDEX" or "WORKTREE"
     diff_args: tuple[str, ...]
     head_tree: Tree
+    # `git diff --raw` of diff_args, started before the head tree was listed (both walk the
+    # work tree; run together, they take the time of one)
+    started: Callable[[], list[git.RawChange]] | None = field(default=None, compare=False,
+                                                               repr=False)
 
 
 def parse_sides(root: Path, revisions: list[str], staged: bool) -> Sides:
@@ -40,20 +47,33 @@ def parse_sides(root: Path, revisions: list[str], staged: bool) -> Sides:
         a, b = revisions[0].split("...", 1)
         head = git.resolve_commit(root, b or "HEAD")
         base = git.merge_base(root, git.resolve_commit(root, a or "HEAD"), head)
-        return Sides(base, head, (base, head), snapshot(root, rev=head))
+        return _sides(root, base, head, (base, head), lambda: snapshot(root, rev=head))
     if len(revisions) == 1 and ".." in revisions[0]:
         a, b = revisions[0].split("..", 1)
         revisions = [a or "HEAD", b or "HEAD"]
     if len(revisions) == 2:
         base, head = (git.resolve_commit(root, r) for r in revisions)
-        return Sides(base, head, (base, head), snapshot(root, rev=head))
+        return _sides(root, base, head, (base, head), lambda: snapshot(root, rev=head))
     if staged:
         base = git.resolve_commit(root, revisions[0] if revisions else "HEAD")
-        return Sides(base, "INDEX", ("--cached", base), snapshot(root, staged=True))
+        return _sides(root, base, "INDEX", ("--cached", base),
+                      lambda: snapshot(root, staged=True))
     if revisions:
         base = git.resolve_commit(root, revisions[0])
-        return Sides(base, "WORKTREE", (base,), snapshot(root))
-    return Sides("INDEX", "WORKTREE", (), snapshot(root))
+        return _sides(root, base, "WORKTREE", (base,), lambda: snapshot(root))
+    return _sides(root, "INDEX", "WORKTREE", (), lambda: snapshot(root))
+
+
+def _sides(root: Path, base: str, head: str, diff_args: tuple[str, ...],
+           head_tree: Callable[[], Tree]) -> Sides:
+    finish = git.diff_raw_started(root, *diff_args)
+    try:
+        tree = head_tree()
+    except BaseException:
+        with contextlib.suppress(GitGraphError):
+            finish()  # reaped, its error (if any) superseded by this one
+        raise
+    return Sides(base, head, diff_args, tree, functools.cache(finish))
 
 
 @dataclass(frozen=True)
@@ -75,7 +95,8 @@ def changed_files(root: Path, sides: Sides) -> list[git.RawChange]:
     """File-level changes, with work-tree blob ids filled in from the head tree."""
     head_blobs = {e.path: e.blob for e in sides.head_tree.entries}
     changes = []
-    for change in git.diff_raw(root, *sides.diff_args):
+    raw = sides.started() if sides.started else git.diff_raw(root, *sides.diff_args)
+    for change in raw:
         if change.status != "D" and change.new_blob == ZERO:
             change = change._replace(new_blob=head_blobs.get(change.new_path, ZERO))
         changes.append(change)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,13 +32,37 @@ def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) 
         )
     except FileNotFoundError:
         raise GitGraphError("git not found (install git and put it on PATH)") from None
-    if check and proc.returncode != 0:
-        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    if check:
+        _check(args, proc.returncode, proc.stderr)
+    return proc.stdout
+
+
+def _check(args: Sequence[str], returncode: int, stderr: bytes) -> None:
+    if returncode != 0:
+        lines = stderr.decode("utf-8", "replace").strip().splitlines()
         # the reason, not the advice git prints after it ("hint: ...")
         reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or [
             line for line in lines if not line.startswith("hint:")]
-        raise GitGraphError(f"git {args[0]} failed: {reasons[0] if reasons else proc.returncode}")
-    return proc.stdout
+        raise GitGraphError(f"git {args[0]} failed: {reasons[0] if reasons else returncode}")
+
+
+def started(root: Path, *args: str) -> Callable[[], bytes]:
+    """Start `git ARGS` now, to run while the caller does other work; the returned function
+    waits for it and returns stdout (errors as `run` reports them). Call it exactly once."""
+    try:
+        proc = subprocess.Popen(
+            ["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env={**os.environ, **_ENV_OVERRIDES},
+        )
+    except FileNotFoundError:
+        raise GitGraphError("git not found (install git and put it on PATH)") from None
+
+    def finish() -> bytes:
+        stdout, stderr = proc.communicate()
+        _check(args, proc.returncode, stderr)
+        return stdout
+
+    return finish
 
 
 def repo_root(cwd: Path) -> Path:
@@ -198,9 +222,22 @@ class RawChange(NamedTuple):
     new_path: str
 
 
+_DIFF_RAW = ("diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff")
+
+
 def diff_raw(root: Path, *args: str) -> list[RawChange]:
     """`git diff --raw -z -M` (args pick the sides, as `git diff` takes them)."""
-    out = run(root, "diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", *args)
+    return parse_diff_raw(run(root, *_DIFF_RAW, *args))
+
+
+def diff_raw_started(root: Path, *args: str) -> Callable[[], list[RawChange]]:
+    """`diff_raw`, started now (see `started`); the returned function waits for it."""
+    finish = started(root, *_DIFF_RAW, *args)
+    return lambda: parse_diff_raw(finish())
+
+
+def parse_diff_raw(out: bytes) -> list[RawChange]:
+    """Records of `git diff --raw -z` output."""
     fields = out.split(b"\0")
     changes: list[RawChange] = []
     i = 0

@@ -72,6 +72,8 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
     change = delta(stored.files, files, cache, lambda entries: {e.path: load(e) for e in entries})
     if change is None:
         return None
+    if not change.changed and not change.gone and not ghosts:
+        return stored  # nothing to lay over: the name tables (slowest to decode) stay unread
     by_path = {f.path: f for f in files}
 
     def extraction(path: str) -> Extraction:

@@ -36,6 +36,8 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str]) -> list[str]:
 
 def _add(order: dict[str, tuple[float, int]], view: View, node_id: str,
          rank: tuple[float, int]) -> None:
+    if not view.is_test(node_id):  # most nodes reached are not: skip building their record
+        return
     node = view.node(node_id)
     if node is None or not node.get("test"):
         return
@@ -52,7 +54,7 @@ def _reachable(view: View, seeds: list[str]) -> list[tuple[str, int]]:
         node, depth = queue.popleft()
         if depth >= REACH_DEPTH:
             continue
-        for source, _, _ in sorted(view.incoming(node)):
+        for source in sorted(view.sources(node)):  # the order of sorted incoming edges
             if source not in seen:
                 seen.add(source)
                 found.append((source, depth + 1))

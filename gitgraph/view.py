@@ -8,22 +8,45 @@ changing their interface) are re-resolved and laid over it.
 
 from __future__ import annotations
 
+import logging
+import marshal
+import mmap
+import os
+import struct
+import zlib
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from . import sealed
 from .graph import Graph
 from .model import FileEntry
 from .tables import Tables
 
 Edge = tuple[str, str, float]  # (other node, kind, weight)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
-_ATTRS = ("kind", "name", "path", "start_line", "end_line", "signature", "test")
-_FORMAT = 1
+# Stored view: magic (with the layout version), the section sizes and their CRC-32, the CRC-32
+# of each section, then the sections, each at a multiple of 8 bytes: files, node ids, node
+# attribute columns, the incoming and the outgoing CSR arrays (offsets, others, kinds,
+# weights), the name tables.
+# Version 1 was one checksummed marshal tuple (sealed.py); decoding all of it cost ~0.1 s.
+# Version 2 marshalled each node's attributes on its own (slower to read than columns);
+# version 3 did not align sections (arrays were copied out of the file).
+_MAGIC = b"gitgraph-view\n4\n"
+_SECTIONS = 12
+_UNKNOWN: Any = object()  # node() memo: not asked yet (None is a valid answer)
+
+_MAP_READ: dict[str, int] = (
+    {"prot": mmap.PROT_READ, "flags": mmap.MAP_SHARED | mmap.MAP_POPULATE}
+    if hasattr(mmap, "MAP_POPULATE") else {"access": mmap.ACCESS_READ})
+
+# CSR arrays: offsets (n + 1), others, kinds, weights; arrays when built, memoryviews of the
+# mapped file when loaded
+Csr = tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[float]]
+TableDicts = tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
+log = logging.getLogger("gitgraph")
 
 
 class View(Protocol):
@@ -37,6 +60,12 @@ class View(Protocol):
 
     def outgoing(self, node_id: str) -> list[Edge]:
         """Edges (target, kind, weight) out of a node: what it depends on."""
+
+    def sources(self, node_id: str) -> list[str]:
+        """The sources of `incoming(node_id)`, in the same order (cheaper to ask for)."""
+
+    def is_test(self, node_id: str) -> bool:
+        """Whether the node exists and is a test (cheaper than `node()`)."""
 
 
 class MemoryView:
@@ -59,63 +88,111 @@ class MemoryView:
     def outgoing(self, node_id: str) -> list[Edge]:
         return self._out.get(node_id, [])
 
+    def sources(self, node_id: str) -> list[str]:
+        return [source for source, _, _ in self._in.get(node_id, ())]
+
+    def is_test(self, node_id: str) -> bool:
+        return bool(self.graph.nodes.get(node_id, {}).get("test"))
+
 
 class CompactView:
-    """A stored graph of one tree, plus overlays for files re-resolved since."""
+    """A stored graph of one tree, plus overlays for files re-resolved since.
 
-    def __init__(self, files: tuple[FileEntry, ...], ids: list[str], attrs: list[tuple[Any, ...]],
-                 incoming: tuple[array[int], array[int], array[int], array[float]],
-                 outgoing: tuple[array[int], array[int], array[int], array[float]],
-                 tables: tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
-                 ) -> None:
+    Only what a diff needs is decoded eagerly (file list, node ids, edge arrays); a node's
+    attributes are unmarshalled when the node is first asked for, and the global name tables
+    only when an overlay re-resolves files. Edge lists are built once per node.
+    """
+
+    def __init__(self, files: tuple[FileEntry, ...], ids: list[str], attrs: _Records,
+                 incoming: Csr, outgoing: Csr, tables: Callable[[], TableDicts]) -> None:
         self.files = files
         self.ids = ids
         self.index = {node: i for i, node in enumerate(ids)}
         self.attrs = attrs
         self._in = incoming
         self._out = outgoing
-        self.tables = tables  # by_name, methods, bases: what resolution needs globally
+        self._load_tables = tables
+        self._tables: TableDicts | None = None
         self._nodes: dict[str, dict[str, Any]] = {}  # overlay: replaced or added nodes
         self._dropped: set[int] = set()  # nodes whose outgoing edges were recomputed
         self._extra_in: dict[str, list[Edge]] = defaultdict(list)
         self._extra_out: dict[str, list[Edge]] = defaultdict(list)
+        # Memos: ranking, test discovery and selection ask for the same nodes many times.
+        self._records: dict[str, dict[str, Any] | None] = {}
+        self._incoming: dict[str, list[Edge]] = {}
+        self._outgoing: dict[str, list[Edge]] = {}
+
+    @property
+    def tables(self) -> TableDicts:
+        """by_name, methods, bases: what resolution needs globally (decoded on first use)."""
+        if self._tables is None:
+            self._tables = self._load_tables()
+        return self._tables
 
     # -- View ----------------------------------------------------------------------------------
 
     def node(self, node_id: str) -> dict[str, Any] | None:
+        known = self._records.get(node_id, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[no-any-return]
         found = self._nodes.get(node_id)
-        if found is not None:
-            return found
-        i = self.index.get(node_id)
-        if i is None or i in self._dropped:  # its file was laid over, and it is gone
-            return None
-        record = dict(zip(_ATTRS, self.attrs[i], strict=True))
-        record["id"] = node_id
-        for key in ("test", "signature"):  # absent in a fresh graph's record when empty
-            if not record[key]:
-                del record[key]
-        return record
+        if found is None:
+            i = self.index.get(node_id)
+            if i is not None and i not in self._dropped:  # dropped: laid over, and gone
+                found = self.attrs.record(i, node_id)
+        self._records[node_id] = found
+        return found
 
     def incoming(self, node_id: str) -> list[Edge]:
-        edges = list(self._extra_in.get(node_id, ()))
-        i = self.index.get(node_id)
-        if i is not None:
-            edges += [e for e, source in self._edges(self._in, i) if source not in self._dropped]
+        edges = self._incoming.get(node_id)
+        if edges is None:
+            edges = self._incoming[node_id] = self._edges(
+                self._in, node_id, self._extra_in, self._dropped)
         return edges
 
     def outgoing(self, node_id: str) -> list[Edge]:
-        edges = list(self._extra_out.get(node_id, ()))
-        i = self.index.get(node_id)
-        if i is not None and i not in self._dropped:
-            edges += [e for e, _ in self._edges(self._out, i)]
+        edges = self._outgoing.get(node_id)
+        if edges is None:
+            edges = self._outgoing[node_id] = self._edges(
+                self._out, node_id, self._extra_out, None)
         return edges
 
-    def _edges(self, csr: tuple[array[int], array[int], array[int], array[float]], i: int
-               ) -> Iterable[tuple[Edge, int]]:
+    def sources(self, node_id: str) -> list[str]:
+        edges = self._incoming.get(node_id)
+        if edges is not None:
+            return [source for source, _, _ in edges]
+        found = [source for source, _, _ in self._extra_in.get(node_id, ())]
+        i = self.index.get(node_id)
+        if i is not None:
+            offsets, others, _, _ = self._in
+            ids, dropped = self.ids, self._dropped
+            found += [ids[o] for o in others[offsets[i]:offsets[i + 1]] if o not in dropped]
+        return found
+
+    def is_test(self, node_id: str) -> bool:
+        found = self._nodes.get(node_id)
+        if found is not None:
+            return bool(found.get("test"))
+        i = self.index.get(node_id)
+        return i is not None and i not in self._dropped and self.attrs.is_test(i)
+
+    def _edges(self, csr: Csr, node_id: str, extra: dict[str, list[Edge]],
+               dropped: set[int] | None) -> list[Edge]:
+        """Overlaid edges first, then the stored ones (without those of `dropped` nodes;
+        with dropped None, none at all when the node itself was dropped)."""
+        edges = list(extra.get(node_id, ()))
+        i = self.index.get(node_id)
+        if i is None or (dropped is None and i in self._dropped):
+            return edges
         offsets, others, kinds, weights = csr
-        for j in range(offsets[i], offsets[i + 1]):
-            other = others[j]
-            yield (self.ids[other], KINDS[kinds[j]], weights[j]), other
+        start, end = offsets[i], offsets[i + 1]
+        ids = self.ids
+        rows = zip(others[start:end], kinds[start:end], weights[start:end], strict=True)
+        if dropped:
+            edges += [(ids[o], KINDS[k], w) for o, k, w in rows if o not in dropped]
+        else:
+            edges += [(ids[o], KINDS[k], w) for o, k, w in rows]
+        return edges
 
     # -- overlays ------------------------------------------------------------------------------
 
@@ -123,11 +200,11 @@ class CompactView:
         """Stored node ids of one file (the file node and `path::...`)."""
         found = [path] if path in self.index else []
         prefix = path + "::"
-        start = bisect_left(self.ids, prefix)
-        for node in self.ids[start:]:
-            if not node.startswith(prefix):
-                break
-            found.append(node)
+        ids = self.ids
+        i = bisect_left(ids, prefix)
+        while i < len(ids) and ids[i].startswith(prefix):
+            found.append(ids[i])
+            i += 1
         return found
 
     def overlay(self, part: Graph, paths: Iterable[str]) -> None:
@@ -143,10 +220,18 @@ class CompactView:
         for (source, target), (kind, weight) in part.edges.items():
             self._extra_out[source].append((target, kind, weight))
             self._extra_in[target].append((source, kind, weight))
+        self._forget()
 
     def add_node(self, node: dict[str, Any]) -> None:
         """Add or replace one node record (e.g. a removed symbol's ghost)."""
         self._nodes[node["id"]] = node
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop the memos after an overlay changed what they were computed from."""
+        self._records.clear()
+        self._incoming.clear()
+        self._outgoing.clear()
 
     # -- storage -------------------------------------------------------------------------------
 
@@ -155,38 +240,139 @@ class CompactView:
         """The compact form of a freshly built graph."""
         ids = sorted(graph.nodes)
         index = {node: i for i, node in enumerate(ids)}
-        attrs = [tuple(graph.nodes[n].get(a, False if a == "test" else "") for a in _ATTRS)
-                 for n in ids]
+        attrs = _Records.encode([graph.nodes[n] for n in ids])
         by_target: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         by_source: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         for (source, target), (kind, weight) in graph.edges.items():
             s, t, k = index[source], index[target], KINDS.index(kind)
             by_target[t].append((s, k, weight))
             by_source[s].append((t, k, weight))
+        names = (dict(tables.by_name), dict(tables.methods), dict(tables.bases))
         return cls(tuple(files), ids, attrs, _csr(by_target, len(ids)),
-                   _csr(by_source, len(ids)),
-                   (dict(tables.by_name), dict(tables.methods), dict(tables.bases)))
+                   _csr(by_source, len(ids)), lambda: names)
 
     def save(self, path: Path) -> None:
-        """Store in the cache directory (a failure is logged, never raised)."""
-        sealed.dump(path, (
-            _FORMAT, tuple(tuple(f) for f in self.files), self.ids, self.attrs,
-            tuple(a.tobytes() for a in self._in), tuple(a.tobytes() for a in self._out),
-            self.tables))
+        """Store in the cache directory (atomic; a failure is logged, never raised)."""
+        sections = [
+            marshal.dumps(tuple(tuple(f) for f in self.files)),
+            "\0".join(self.ids).encode("utf-8", "surrogatepass"),
+            self.attrs.raw,
+            *map(_bytes, self._in), *map(_bytes, self._out),
+            marshal.dumps(self.tables),
+        ]
+        table = struct.pack(f"<{len(sections)}Q", *map(len, sections))
+        header = _MAGIC + table + struct.pack("<I", zlib.crc32(table))
+        checks = struct.pack(f"<{len(sections)}I", *(zlib.crc32(s) for s in sections))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as out:
+                pos = out.write(header + checks)
+                for section in sections:  # each at a multiple of 8: arrays are read in place
+                    pos += out.write(bytes(_aligned(pos) - pos))
+                    pos += out.write(section)
+            os.replace(tmp, path)
+        except OSError as exc:
+            log.info("cache: cannot write %s (%s)", path, exc)
 
     @classmethod
     def load(cls, path: Path) -> CompactView | None:
-        """The stored view, or None when absent, corrupt or of another format."""
-        stored = sealed.load(path)
-        if not isinstance(stored, tuple) or len(stored) != 7 or stored[0] != _FORMAT:
+        """The stored view, or None when absent, damaged or of another format."""
+        try:  # mapped, not read: no copy, and the pages arrive in one call (MAP_POPULATE)
+            with open(path, "rb") as file:
+                raw = mmap.mmap(file.fileno(), 0, **_MAP_READ)
+        except (OSError, ValueError):  # absent, unreadable or empty
             return None
-        _, files, ids, attrs, incoming, outgoing, tables = stored
-        return cls(tuple(FileEntry(*f) for f in files), ids, attrs, _arrays(incoming),
-                   _arrays(outgoing), tables)
+        sections = _sections(raw)
+        if sections is None:
+            log.info("cache: %s is damaged or of another format; rebuilding it", path.name)
+            return None
+        files, ids, records, *edges, tables = sections
+        try:
+            entries = tuple(FileEntry(*f) for f in marshal.loads(files))
+            return cls(entries, str(ids, "utf-8", "surrogatepass").split("\0"),
+                       _Records(records),
+                       _csr_of(edges[:4]), _csr_of(edges[4:]),
+                       lambda: marshal.loads(tables))
+        except (ValueError, EOFError, TypeError):
+            return None
 
 
-def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int
-         ) -> tuple[array[int], array[int], array[int], array[float]]:
+class _Records:
+    """Node attributes stored by column (kind, name, path, lines, signature, test flag) in
+    one marshalled section, decoded on the first record asked for (~5 ms on Django)."""
+
+    def __init__(self, raw: bytes | memoryview) -> None:
+        self.raw = raw
+        self._columns: tuple[Any, ...] | None = None
+
+    def _decoded(self) -> tuple[Any, ...]:
+        if self._columns is None:
+            kinds, kind, name, path, start, end, signature, test = marshal.loads(self.raw)
+            self._columns = (kinds, kind, name, path, _array("l", memoryview(start)),
+                             _array("l", memoryview(end)), signature, test)
+        return self._columns
+
+    def is_test(self, i: int) -> bool:
+        """The test flag of node `i`."""
+        return bool(self._decoded()[7][i])
+
+    def record(self, i: int, node_id: str) -> dict[str, Any]:
+        """The node record of node `i` (no signature or test key when empty or false)."""
+        kinds, kind, name, path, start, end, signature, test = self._decoded()
+        found = {"kind": kinds[kind[i]], "name": name[i], "path": path[i],
+                 "start_line": start[i], "end_line": end[i]}
+        if signature[i]:
+            found["signature"] = signature[i]
+        if test[i]:
+            found["test"] = True
+        found["id"] = node_id
+        return found
+
+    @classmethod
+    def encode(cls, nodes: list[dict[str, Any]]) -> _Records:
+        """The columns of `nodes` (records of a freshly built graph, in id order)."""
+        kinds = tuple(sorted({n["kind"] for n in nodes}))
+        paths: dict[str, str] = {}  # one object per path: marshal stores the others as refs
+        return cls(marshal.dumps((
+            kinds, bytes(kinds.index(n["kind"]) for n in nodes), [n["name"] for n in nodes],
+            [paths.setdefault(n["path"], n["path"]) for n in nodes],
+            array("l", [n["start_line"] for n in nodes]).tobytes(),
+            array("l", [n["end_line"] for n in nodes]).tobytes(),
+            [n.get("signature", "") for n in nodes], bytes(bool(n.get("test")) for n in nodes),
+        )))
+
+
+def _sections(raw: mmap.mmap) -> list[memoryview] | None:
+    """The checked sections of a stored view (every checksum verified: marshal is not safe
+    against damaged data), or None."""
+    start = len(_MAGIC)
+    if raw[:start] != _MAGIC or len(raw) < start + _SECTIONS * 12 + 4:
+        return None
+    table = raw[start:start + _SECTIONS * 8]
+    (check,) = struct.unpack_from("<I", raw, start + _SECTIONS * 8)
+    if zlib.crc32(table) != check:
+        return None
+    sizes = struct.unpack(f"<{_SECTIONS}Q", table)
+    checks = struct.unpack_from(f"<{_SECTIONS}I", raw, start + _SECTIONS * 8 + 4)
+    pos = start + _SECTIONS * 12 + 4
+    view = memoryview(raw)
+    sections = []
+    for size, check in zip(sizes, checks, strict=True):
+        pos = _aligned(pos)
+        section = view[pos:pos + size]
+        if len(section) != size or zlib.crc32(section) != check:
+            return None
+        sections.append(section)
+        pos += size
+    return sections if pos == len(raw) else None
+
+
+def _aligned(pos: int) -> int:
+    return (pos + 7) & ~7
+
+
+def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int) -> Csr:
     offsets, others, kinds, weights = array("l", [0]), array("l"), array("b"), array("d")
     for i in range(size):
         for other, kind, weight in sorted(rows.get(i, ())):
@@ -197,11 +383,21 @@ def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int
     return offsets, others, kinds, weights
 
 
-def _arrays(raw: tuple[bytes, bytes, bytes, bytes]
-            ) -> tuple[array[int], array[int], array[int], array[float]]:
-    offsets, others, kinds, weights = array("l"), array("l"), array("b"), array("d")
-    offsets.frombytes(raw[0])
-    others.frombytes(raw[1])
-    kinds.frombytes(raw[2])
-    weights.frombytes(raw[3])
-    return offsets, others, kinds, weights
+def _array(code: str, raw: memoryview) -> array[Any]:
+    found = array(code)
+    if len(raw) % found.itemsize:
+        raise ValueError("truncated array")
+    found.frombytes(raw)
+    return found
+
+
+def _bytes(values: Sequence[int] | Sequence[float]) -> bytes:
+    assert isinstance(values, (array, memoryview))
+    return values.tobytes()
+
+
+def _csr_of(raw: list[memoryview]) -> Csr:
+    """CSR arrays read in place from the mapped file (a cast, not a copy; TypeError when a
+    length is not a multiple of the item size)."""
+    weights: Sequence[float] = cast(Sequence[float], raw[3].cast("d"))
+    return raw[0].cast("l"), raw[1].cast("l"), raw[2].cast("b"), weights

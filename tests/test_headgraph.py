@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +13,8 @@ from gitgraph import git
 from gitgraph.changes import parse_sides
 from gitgraph.config import Config
 from gitgraph.impact import Analysis, analyse, impacted_tests
-from gitgraph.view import CompactView
+from gitgraph.index import build_tree_graph, snapshot
+from gitgraph.view import CompactView, MemoryView
 
 LIB = """\
 class Base:
@@ -154,3 +157,41 @@ def test_base_class_change_rebuilds(project: Repo) -> None:
     rebuilt = run(project, "HEAD", fresh=False)
     assert not isinstance(rebuilt.view, CompactView)
     same_ranking(rebuilt, run(project, "HEAD", fresh=True))
+
+
+def test_stored_view_reads_back_the_graph(project: Repo, tmp_path: Path) -> None:
+    built = build_tree_graph(project.path, snapshot(project.path, rev="HEAD"), Config())
+    stored = tmp_path / "view.bin"
+    CompactView.from_graph(built.graph, built.files, built.tables).save(stored)
+    view = CompactView.load(stored)
+    assert view is not None
+    memory = MemoryView(built.graph)
+    assert view.ids == sorted(built.graph.nodes) and view.files == tuple(built.files)
+    for node in [*built.graph.nodes, "pkg/absent.py::nothing"]:
+        assert shown(view.node(node) or {}) == shown(memory.node(node) or {})
+        assert view.node(node) is view.node(node)  # decoded once
+        assert sorted(view.incoming(node)) == sorted(memory.incoming(node))
+        assert sorted(view.outgoing(node)) == sorted(memory.outgoing(node))
+        assert view.sources(node) == [source for source, _, _ in view.incoming(node)]
+        assert sorted(view.sources(node)) == sorted(memory.sources(node))
+        assert view.is_test(node) == memory.is_test(node) == bool(shown(memory.node(node)
+                                                                          or {})["test"])
+    assert view.tables == (dict(built.tables.by_name), dict(built.tables.methods),
+                           dict(built.tables.bases))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda raw: raw[: len(raw) // 2],  # torn write
+    lambda raw: raw[:-1] + bytes([raw[-1] ^ 1]),  # the last section (name tables)
+    lambda raw: raw[:40] + bytes([raw[40] ^ 1]) + raw[41:],  # the section table
+    lambda raw: raw[: len(raw) // 2] + bytes([raw[len(raw) // 2] ^ 4]) + raw[len(raw) // 2 + 1:],
+    lambda raw: b"gitgraph-view\n1\n" + raw[16:],  # another layout version
+], ids=["truncated", "bit-flip-tables", "bit-flip-header", "bit-flip-middle", "old-format"])
+def test_damaged_view_is_rebuilt(project: Repo, damage: Callable[[bytes], bytes]) -> None:
+    (stored,) = (git.common_dir(project.path) / "gitgraph").glob("view-*.bin")
+    project.write("pkg/lib.py", LIB.replace("return x * 2", "return x * 3"))
+    expected = run(project, "HEAD", fresh=True)
+    stored.write_bytes(damage(stored.read_bytes()))
+    assert CompactView.load(stored) is None
+    same_ranking(run(project, "HEAD", fresh=False), expected)
+    assert CompactView.load(stored) is not None  # stored again by the full build

