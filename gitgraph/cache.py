@@ -157,7 +157,7 @@ class BlobCache:
                 continue
             self._packs.append(path)
             try:
-                offsets = _read_table(data)
+                offsets = pack_table(data)
             except Damaged as exc:
                 log.info("cache: corrupt pack %s (%s); re-extracting its entries", path.name, exc)
                 self._damaged = True
@@ -177,7 +177,7 @@ class BlobCache:
                 shutil.rmtree(child, ignore_errors=True)
 
 
-def _read_table(data: bytes) -> dict[str, tuple[int, int]]:
+def pack_table(data: bytes) -> dict[str, tuple[int, int]]:
     """Key → (start, end) of its entry in a pack's bytes; raises Damaged on a bad header."""
     if len(data) < _HEADER or not data.startswith(_MAGIC):
         raise Damaged("not a pack")

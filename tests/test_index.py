@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import gitgraph.extract
 from gitgraph import config as config_mod
 from gitgraph import git, store
-from gitgraph.cache import MAX_PACKS, encode
+from gitgraph.cache import MAX_PACKS, pack_table
 from gitgraph.extract import extract
 from gitgraph.graph import build
 from gitgraph.index import Report, load_extractions, snapshot, source_files
@@ -739,10 +739,11 @@ def cache_packs(repo: Repo) -> list[Path]:
 
 def damage_entry(repo: Repo, path: str, flip: int) -> Path:
     """Flip one bit `flip` bytes from the end of `path`'s cache entry; the pack it is in."""
-    entry = encode(extract(repo.read(path), "python", 1_000_000))
-    [pack] = [p for p in cache_packs(repo) if entry in p.read_bytes()]
+    key = repo.git("rev-parse", f"HEAD:{path}").strip() + ".python"
+    [(pack, end)] = [(p, table[key][1]) for p in cache_packs(repo)
+                     if key in (table := pack_table(p.read_bytes()))]
     data = bytearray(pack.read_bytes())
-    data[data.index(entry) + len(entry) - flip] ^= 0x20
+    data[end - flip] ^= 0x20
     pack.write_bytes(bytes(data))
     return pack
 
