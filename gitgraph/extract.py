@@ -42,6 +42,8 @@ _STRING_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|\'\'\'|\"|\')|(?:\"\"\"|\'\'
 _NOT_A_NAME = re.compile(r"[()\[\]<>{}'\"`!&*]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
 _LAST_NAME = re.compile(r"(\w+)\W*$")
+# every comment of the supported grammars starts with one of these (JavaScript's include <!--)
+_COMMENT_START = re.compile(rb"[#/]|<!--|-->")
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
 
 
@@ -260,6 +262,8 @@ def _signature(node: Any, source: bytes) -> str:
         end = node.end_byte if end < 0 else end
     # comments sitting between a header and its body are not part of the signature
     parts, start, stack = [], node.start_byte, [node]
+    if not _COMMENT_START.search(source, start, end):
+        stack = []  # no comment can start here: the header is the whole span, no tree walk
     while stack:
         inner = stack.pop()
         if inner.start_byte >= end:
