@@ -144,13 +144,16 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
             if held and not held.startswith("?"):
                 refs.append((target.start_byte, "assign", f"{prefix}{_text(target)}={held}",
                              target.start_point[0] + 1))
-    if _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
+    if len(found) > MAX_NESTING and \
+            _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
         return Extraction((), (), (), lines, "deep-nesting")
     definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]] = []
     for node, *rest in found:
         full = _with_marks(node)
         definitions.append((full.start_byte, -full.end_byte, node, full, *rest))
-    symbols, scoped = _nest(definitions, refs, source)
+    # a mark inside a definition's text is a mark in the file: most files have none
+    marks = _TEST_MARK.search(source) is not None
+    symbols, scoped = _nest(definitions, refs, source, marks)
     status = "syntax-error" if root.has_error else ""
     return Extraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines, status)
 
@@ -214,9 +217,10 @@ def normalise(text: str) -> str:
 
 
 def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]],
-          refs: list[tuple[int, str, str, int]], source: bytes
+          refs: list[tuple[int, str, str, int]], source: bytes, marks: bool
           ) -> tuple[list[Symbol], list[Ref]]:
-    """Qualified names from nesting, and the innermost enclosing symbol of each reference."""
+    """Qualified names from nesting, and the innermost enclosing symbol of each reference
+    (`marks`: the source holds a test mark somewhere)."""
     definitions.sort(key=lambda d: (d[0], d[1]))  # stable: a tie keeps the query's order
     refs.sort()  # the order among refs at one byte does not matter: they end up in a set
     stack: list[tuple[int, str, str, str]] = []  # end byte, qualname, kind, receiver name
@@ -261,8 +265,8 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
             signature=_signature(node, source),
             hash=hashlib.blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
             doc=_doc(node),
-            test=test_capture or bool(_TEST_MARK.search(source[full.start_byte:node.start_byte]
-                                        + _modifiers(node))),
+            test=test_capture or marks and bool(_TEST_MARK.search(
+                source[full.start_byte:node.start_byte] + _modifiers(node))),
         )
     # tuple.__new__ fills a record without the Python-level call Ref(...) makes per instance
     return sorted(symbols.values()), [tuple.__new__(Ref, ref) for ref in sorted(scoped)]
@@ -321,18 +325,19 @@ def _signature(node: Any, source: bytes) -> str:
 def _doc(node: Any) -> str:
     body = node.child_by_field_name("body")
     if body is not None and body.type == "block" and body.named_child_count:
-        string = body.named_children[0]
+        string = body.named_child(0)  # not named_children[0]: that makes a node per child
         if string.type == "expression_statement" and string.named_child_count:
-            string = string.named_children[0]
+            string = string.named_child(0)
         if string.type == "string":
             return _first_line(_STRING_QUOTES.sub("", _text(string)))
     comment = node.prev_named_sibling
     while True:
         while comment is not None and comment.type in _MARK_SIBLINGS:
             comment = comment.prev_named_sibling
-        if comment is not None or node.parent is None or node.parent.type not in _WRAPPERS:
+        parent = node.parent
+        if comment is not None or parent is None or parent.type not in _WRAPPERS:
             break
-        node = node.parent  # the first thing in `export …`, `const f = …`, `type T struct`
+        node = parent  # the first thing in `export …`, `const f = …`, `type T struct`
         comment = node.prev_named_sibling
     if comment is not None and "comment" in comment.type and \
             comment.end_point[0] >= node.start_point[0] - 1:
