@@ -28,9 +28,12 @@ MAX_NESTING = 100
 _SCOPE_ONLY = {"impl"}  # scopes that name their members but are not symbols themselves
 # functions in these become methods; a module (Rust `mod`, TS `namespace`) holds free functions
 _CONTAINERS = {"class", "interface", "struct", "enum", "trait", "impl", "object"}
-_TEST_MARK = re.compile(
-    rb"#\[(?:\w+::)*test\]|@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b"
-)
+_TEST_MARKS = (rb"#\[(?:\w+::)*test\]",
+               rb"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b")
+_TEST_MARK = re.compile(b"|".join(_TEST_MARKS))
+# each alone starts with one literal byte the regex engine scans for fast; the alternation
+# tries every position, 8x slower over a whole file
+_TEST_MARK_PARTS = tuple(re.compile(mark) for mark in _TEST_MARKS)
 _MARK_SIBLINGS = {"attribute_item", "decorator", "annotation", "marker_annotation"}
 # statements that wrap a definition: its leading comment sits beside the wrapper
 _WRAPPERS = {"decorated_definition", "export_statement", "lexical_declaration",
@@ -152,7 +155,7 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
         full = _with_marks(node)
         definitions.append((full.start_byte, -full.end_byte, node, full, *rest))
     # a mark inside a definition's text is a mark in the file: most files have none
-    marks = _TEST_MARK.search(source) is not None
+    marks = any(part.search(source) for part in _TEST_MARK_PARTS)
     symbols, scoped = _nest(definitions, refs, source, marks)
     status = "syntax-error" if root.has_error else ""
     return Extraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines, status)
