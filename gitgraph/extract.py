@@ -117,6 +117,15 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
         plan = plans.get(keys)
         if plan is None:
             plan = plans[keys] = _plan(keys)
+        if plan.call:  # most matches: a callee and nothing else
+            for node in captures[keys[0]]:
+                raw = node.text or b""
+                known = names.get(raw)
+                if known is None:
+                    known = names[raw] = normalise(raw.decode("utf-8", "replace"))
+                if known:
+                    refs.append((node.start_byte, plan.call, known, node.start_point[0] + 1))
+            continue
         for key, kind in plan.references:
             receiver = captures.get("reference.receiver")
             for node in captures[key]:
@@ -169,6 +178,7 @@ class _Plan(NamedTuple):
     test: bool  # @test was captured
     imports: bool  # an import statement
     assign: str  # the capture naming an attribute that holds a value; "" when none
+    call: str  # the ref kind when the match is one reference and nothing else, else ""
 
 
 def _plan(keys: tuple[str, ...]) -> _Plan:
@@ -182,7 +192,8 @@ def _plan(keys: tuple[str, ...]) -> _Plan:
     target = next((key for key in ("assign.self", "assign.class") if key in keys), "")
     return _Plan(references, definitions, "test" in keys,
                  any(key.startswith("import.") for key in keys),
-                 target if "assign.value" in keys else "")
+                 target if "assign.value" in keys else "",
+                 references[0][1] if len(keys) == 1 and references else "")
 
 
 def _nesting(spans: list[tuple[int, int]]) -> int:
@@ -384,7 +395,7 @@ def _imports(captures: dict[str, list[Any]]) -> list[Import]:
 
 
 def _clean_module(text: str) -> str:
-    return re.sub(r"\s+", "", text).strip("\"'`")
+    return _SPACE.sub("", text).strip("\"'`")
 
 
 def _text(node: Any) -> str:
