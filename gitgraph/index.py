@@ -27,6 +27,7 @@ from .model import Extraction, FileEntry
 from .tables import Tables
 
 PARALLEL_MIN = 64  # below this many blobs to parse, a worker pool costs more than it saves
+CHUNK_MIN_BYTES = 64 * 1024  # ~10 ms of extraction: smaller tasks cost more to hand out
 _REGULAR = ("100644", "100755")
 
 
@@ -176,9 +177,7 @@ def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[byt
             progress(1)
         progress(0)
         return results
-    # Largest first, dealt round-robin, so the workers finish together.
-    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][2]))
-    chunks = [order[w::workers * 4] for w in range(workers * 4)]
+    chunks = _chunks([len(job[2]) for job in jobs], workers)
     results_by_index: dict[int, bytes] = {}
     with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
         futures = [(chunk, pool.submit(_extract_chunk, [jobs[i] for i in chunk],
@@ -189,6 +188,23 @@ def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[byt
             progress(len(chunk))
     progress(0)
     return [results_by_index[i] for i in range(len(jobs))]
+
+
+def _chunks(sizes: list[int], workers: int) -> list[list[int]]:
+    """Job indices in chunks, largest blobs first, each chunk a share of the bytes still left:
+    few tasks to hand out, and small ones last, so that the workers finish together."""
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    left = sum(sizes)
+    chunks: list[list[int]] = [[]]
+    size = 0
+    for i in order:
+        chunks[-1].append(i)
+        size += sizes[i]
+        if size >= max(left // (workers * 3), CHUNK_MIN_BYTES):
+            left -= size
+            chunks.append([])
+            size = 0
+    return [chunk for chunk in chunks if chunk]
 
 
 def _progress(total: int) -> Callable[[int], None]:

@@ -25,7 +25,14 @@ from gitgraph import git, store
 from gitgraph.cache import MAX_PACKS, pack_table
 from gitgraph.extract import extract
 from gitgraph.graph import build
-from gitgraph.index import Report, load_extractions, snapshot, source_files
+from gitgraph.index import (
+    CHUNK_MIN_BYTES,
+    Report,
+    _chunks,
+    load_extractions,
+    snapshot,
+    source_files,
+)
 
 if TYPE_CHECKING:
     from conftest import Repo
@@ -727,6 +734,18 @@ def test_graph_path_include_exclude_and_languages_from_config(repo: Repo) -> Non
     code, out, _ = repo.run_cli("check")
     assert code == 1
     assert out.split() == ["src/vendor/c.py", "top.py", "web/app.js"]
+
+
+def test_extraction_chunks_hand_out_every_blob_once_largest_first_shrinking() -> None:
+    sizes = [(i * 7919) % 300_000 for i in range(3000)]
+    chunks = _chunks(sizes, workers=2)
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(len(sizes)))
+    flat = [sizes[i] for chunk in chunks for i in chunk]
+    assert flat == sorted(sizes, reverse=True)
+    totals = [sum(sizes[i] for i in chunk) for chunk in chunks]
+    assert totals[0] > 5 * totals[-1] and len(chunks) < 60  # geometric, not one per blob
+    assert all(total >= CHUNK_MIN_BYTES for total in totals[:-1])
+    assert _chunks([], workers=2) == [] and _chunks([10, 20], workers=2) == [[1, 0]]
 
 
 # -- the blob cache ----------------------------------------------------------------------------
