@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import multiprocessing
 import os
 import sys
 from collections import Counter
@@ -20,7 +21,7 @@ from typing import NamedTuple
 from . import git
 from .cache import BlobCache, decode, encode
 from .config import Config
-from .extract import extract, extractor_digest
+from .extract import extract, extractor_digest, prepare
 from .graph import Graph, build_part
 from .languages import language_of
 from .model import Extraction, FileEntry
@@ -179,6 +180,8 @@ def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[byt
         return results
     chunks = _chunks([len(job[2]) for job in jobs], workers)
     results_by_index: dict[int, bytes] = {}
+    if multiprocessing.get_start_method() == "fork":
+        prepare({lang for _, lang, _ in jobs})
     with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
         futures = [(chunk, pool.submit(_extract_chunk, [jobs[i] for i in chunk],
                                        config.max_file_bytes)) for chunk in chunks if chunk]
