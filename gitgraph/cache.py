@@ -5,7 +5,9 @@ is never committed. Entries live in pack files, one per write: a cold index of D
 ~2,300 entries, and creating a file for each cost 0.15-2 s of kernel time on ext4, more than
 half of what extracting them costs. A pack is written atomically (temp file + rename) and never
 changed; it is not fsynced, because a lost or torn pack or entry is detected on read and simply
-re-extracted. When packs pile up (one per hook run), the next write merges them into one.
+re-extracted. Reading a pack reads its table; an entry is read when asked for, so a hook run
+that needs three entries does not read the 11 MB a full index wrote. When packs pile up (one
+per hook run), a write merges the small ones.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import struct
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO, NamedTuple
 
 from .model import Extraction, Import, Ref, Symbol
 
@@ -35,9 +38,6 @@ _MAGIC = b"gitgraph-pack-3\n"
 _CHECK = 16
 _HEADER = len(_MAGIC) + _CHECK + 8
 MAX_PACKS = 16  # a write that finds this many packs merges them into one
-
-Location = tuple[bytes, int, int]  # pack contents, start, end of one entry
-
 
 class Damaged(ValueError):
     """A cache entry or pack whose bytes are not what was written."""
@@ -74,6 +74,24 @@ def decode(entry: bytes | memoryview) -> Extraction:
         raise Damaged(str(exc)) from exc
 
 
+class _Pack(NamedTuple):
+    """A pack file held open: its table is read once, an entry when it is asked for."""
+
+    path: Path
+    size: int
+    handle: BinaryIO
+    offsets: dict[str, tuple[int, int]]  # key → (start, end) in the file
+
+    def entry(self, start: int, end: int) -> bytes:
+        self.handle.seek(start)
+        return self.handle.read(end - start)  # short when the file was cut: fails its check
+
+
+# Packs never change once written, so a process opens each one once however many BlobCache
+# objects (the hook makes several) look at it; the stat key notices a file replaced by hand.
+_OPENED: dict[Path, tuple[tuple[int, int, int], _Pack]] = {}
+
+
 class BlobCache:
     """Extractions for one extractor digest; older digests' directories are pruned on write."""
 
@@ -81,19 +99,21 @@ class BlobCache:
         self.top = common_dir / "gitgraph" / "cache"
         self.dir = self.top / f"{_FORMAT}-{digest}"
         self._pruned = False
-        self._table: dict[str, list[Location]] | None = None  # read on first use
-        self._packs: list[Path] = []  # the packs the table was read from
-        self._damaged = False  # a pack or entry failed its check: merge on the next write
+        self._packs: list[_Pack] | None = None  # read on first use
+        self._damaged: set[Path] = set()  # packs that failed a check: merged by the next write
 
     def get(self, blob: str, lang: str) -> Extraction | None:
         """The cached extraction, or None when absent or unreadable (logged at -v)."""
         key = f"{blob}.{lang}"
-        for data, start, end in self._entries().get(key, ()):
+        for pack in self._load():
+            span = pack.offsets.get(key)
+            if span is None:
+                continue
             try:
-                return decode(memoryview(data)[start:end])
-            except Damaged as exc:
+                return decode(pack.entry(*span))
+            except (Damaged, OSError) as exc:
                 log.info("cache: corrupt entry %s (%s); re-extracting", key, exc)
-                self._damaged = True
+                self._damaged.add(pack.path)
         return None
 
     def put(self, blob: str, lang: str, extraction: Extraction) -> None:
@@ -107,64 +127,70 @@ class BlobCache:
             return
         if not self._pruned:
             self._prune()
-        table = self._entries()
-        merged = list(self._packs) if self._damaged or len(self._packs) >= MAX_PACKS else []
-        if merged:  # every sound entry of the old packs moves into the new one
-            for key, locations in table.items():
-                if key not in fresh:
-                    for data, start, end in locations:
-                        entry = bytes(memoryview(data)[start:end])
+        packs = self._load()
+        merged = self._to_merge(packs)
+        for pack in packs:  # the sound entries of merged packs move into the new one
+            if pack.path in merged:
+                for key, (start, end) in pack.offsets.items():
+                    if key not in fresh:
                         try:
-                            decode(entry)
-                        except Damaged:
+                            entry = pack.entry(start, end)
+                        except OSError:
                             continue
-                        fresh[key] = entry
-                        break
+                        if _sound(entry):
+                            fresh[key] = entry
         try:
-            path, data, offsets = _write_pack(self.dir, fresh)
-        except OSError as exc:
+            path = _write_pack(self.dir, fresh)
+            written = _open(path)
+        except (OSError, Damaged) as exc:
             log.info("cache: cannot write a pack in %s (%s)", self.dir, exc)
             return
-        for old in merged:
-            if old != path:
-                try:
-                    old.unlink()
-                except OSError:
-                    pass  # another process merged it away first
-        if merged:
-            self._table = table = {}
-            self._packs, self._damaged = [], False
-        for key, (start, end) in offsets.items():
-            table.setdefault(key, []).insert(0, (data, start, end))  # newest first
-        self._packs.append(path)
+        for old in merged - {path}:
+            _forget(old)
+            try:
+                old.unlink()
+            except OSError:
+                pass  # another process merged it away first
+        self._damaged -= merged
+        kept = [pack for pack in packs if pack.path not in merged and pack.path != path]
+        self._packs = [written, *kept] if written else kept
 
-    def _entries(self) -> dict[str, list[Location]]:
-        """Where each cached key's entries are, reading every pack once."""
-        if self._table is not None:
-            return self._table
-        self._table = {}
+    def _to_merge(self, packs: list[_Pack]) -> set[Path]:
+        """The packs the next write folds in: damaged ones, and when packs pile up, the small
+        ones (all of them once together they outgrow the largest), so that the big pack of a
+        full index is rewritten about as rarely as it doubles, not on every 16th hook run."""
+        merged = set(self._damaged)
+        if len(packs) + 1 >= MAX_PACKS:
+            by_size = sorted(packs, key=lambda pack: pack.size)
+            small = by_size[:-1]
+            if sum(pack.size for pack in small) >= by_size[-1].size:
+                small = by_size
+            merged |= {pack.path for pack in small}
+        return merged
+
+    def _load(self) -> list[_Pack]:
+        """Every readable pack of the directory (each opened once per process)."""
+        if self._packs is not None:
+            return self._packs
         try:
             paths = sorted(self.dir.glob("*.pack"))
         except OSError:
             paths = []
+        packs = []
         for path in paths:
             try:
-                data = path.read_bytes()
-            except FileNotFoundError:  # merged away by another process since the listing
+                pack = _open(path)
+            except Damaged as exc:
+                log.info("cache: corrupt pack %s (%s); re-extracting its entries", path.name, exc)
+                self._damaged.add(path)
                 continue
             except OSError as exc:
                 log.info("cache: cannot read %s (%s); re-extracting its entries", path.name, exc)
                 continue
-            self._packs.append(path)
-            try:
-                offsets = pack_table(data)
-            except Damaged as exc:
-                log.info("cache: corrupt pack %s (%s); re-extracting its entries", path.name, exc)
-                self._damaged = True
-                continue
-            for key, (start, end) in offsets.items():
-                self._table.setdefault(key, []).append((data, start, end))
-        return self._table
+            if pack is not None:
+                packs.append(pack)
+        self._packs = packs
+        return packs
 
     def _prune(self) -> None:
         """Drop directories of other extractor digests (a foreign-version cache)."""
@@ -177,8 +203,45 @@ class BlobCache:
                 shutil.rmtree(child, ignore_errors=True)
 
 
+def _sound(entry: bytes) -> bool:
+    return hashlib.blake2b(entry[_CHECK:], digest_size=_CHECK).digest() == entry[:_CHECK]
+
+
+def _open(path: Path) -> _Pack | None:
+    """The pack at `path`, None when it is gone; raises Damaged when its table is bad."""
+    try:
+        handle = open(path, "rb", buffering=0)  # stays open in _OPENED
+    except FileNotFoundError:  # merged away by another process since the listing
+        return None
+    stat = os.fstat(handle.fileno())
+    key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    known = _OPENED.get(path)
+    if known is not None and known[0] == key:
+        handle.close()
+        return known[1]
+    try:
+        head = handle.read(_HEADER)
+        size = struct.unpack_from("<Q", head, len(_MAGIC) + _CHECK)[0] \
+            if len(head) == _HEADER else 0
+        offsets = pack_table(head + handle.read(size))
+    except (Damaged, OSError):
+        handle.close()
+        raise
+    _forget(path)
+    pack = _Pack(path, stat.st_size, handle, offsets)
+    _OPENED[path] = (key, pack)
+    return pack
+
+
+def _forget(path: Path) -> None:
+    known = _OPENED.pop(path, None)
+    if known is not None:
+        known[1].handle.close()
+
+
 def pack_table(data: bytes) -> dict[str, tuple[int, int]]:
-    """Key → (start, end) of its entry in a pack's bytes; raises Damaged on a bad header."""
+    """Key → (start, end) of its entry in a pack's bytes (the header and table suffice);
+    raises Damaged when they are not a pack's."""
     if len(data) < _HEADER or not data.startswith(_MAGIC):
         raise Damaged("not a pack")
     check = data[len(_MAGIC):len(_MAGIC) + _CHECK]
@@ -195,9 +258,8 @@ def pack_table(data: bytes) -> dict[str, tuple[int, int]]:
         raise Damaged(str(exc)) from exc
 
 
-def _write_pack(directory: Path, entries: dict[str, bytes]
-                ) -> tuple[Path, bytes, dict[str, tuple[int, int]]]:
-    """Write one pack atomically, named by its content; its path, bytes and entry offsets."""
+def _write_pack(directory: Path, entries: dict[str, bytes]) -> Path:
+    """Write one pack atomically, named by its content; its path."""
     table, offset = {}, 0
     for key, entry in entries.items():
         table[key] = (offset, len(entry))
@@ -205,8 +267,7 @@ def _write_pack(directory: Path, entries: dict[str, bytes]
     raw = marshal.dumps(table)
     data = b"".join([_MAGIC, hashlib.blake2b(raw, digest_size=_CHECK).digest(),
                      struct.pack("<Q", len(raw)), raw, *entries.values()])
-    name = hashlib.blake2b(data, digest_size=10).hexdigest()
-    path = directory / f"{name}.pack"
+    path = directory / f"{hashlib.blake2b(data, digest_size=10).hexdigest()}.pack"
     directory.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
     try:
@@ -216,6 +277,4 @@ def _write_pack(directory: Path, entries: dict[str, bytes]
     except OSError:
         Path(tmp).unlink(missing_ok=True)
         raise
-    base = _HEADER + len(raw)
-    return path, data, {key: (base + start, base + start + length)
-                        for key, (start, length) in table.items()}
+    return path
