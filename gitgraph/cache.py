@@ -21,7 +21,7 @@ import struct
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import NamedTuple
 
 from .model import Extraction, Import, Ref, Symbol
 
@@ -75,21 +75,21 @@ def decode(entry: bytes | memoryview) -> Extraction:
 
 
 class _Pack(NamedTuple):
-    """A pack file held open: its table is read once, an entry when it is asked for."""
+    """A pack file whose table has been read; an entry is read when it is asked for."""
 
     path: Path
     size: int
-    handle: BinaryIO
     offsets: dict[str, tuple[int, int]]  # key → (start, end) in the file
 
     def entry(self, start: int, end: int) -> bytes:
-        self.handle.seek(start)
-        return self.handle.read(end - start)  # short when the file was cut: fails its check
+        with open(self.path, "rb", buffering=0) as handle:
+            handle.seek(start)
+            return handle.read(end - start)  # short when the file was cut: fails its check
 
 
-# Packs never change once written, so a process opens each one once however many BlobCache
+# Packs never change once written, so a process reads each table once however many BlobCache
 # objects (the hook makes several) look at it; the stat key notices a file replaced by hand.
-_OPENED: dict[Path, tuple[tuple[int, int, int], _Pack]] = {}
+_TABLES: dict[Path, tuple[tuple[int, int, int], _Pack]] = {}
 
 
 class BlobCache:
@@ -111,9 +111,11 @@ class BlobCache:
                 continue
             try:
                 return decode(pack.entry(*span))
-            except (Damaged, OSError) as exc:
+            except Damaged as exc:
                 log.info("cache: corrupt entry %s (%s); re-extracting", key, exc)
                 self._damaged.add(pack.path)
+            except OSError as exc:  # merged away by another process since it was listed
+                log.info("cache: cannot read %s (%s); re-extracting", pack.path.name, exc)
         return None
 
     def put(self, blob: str, lang: str, extraction: Extraction) -> None:
@@ -131,14 +133,13 @@ class BlobCache:
         merged = self._to_merge(packs)
         for pack in packs:  # the sound entries of merged packs move into the new one
             if pack.path in merged:
+                try:
+                    data = pack.path.read_bytes()
+                except OSError:
+                    continue  # another process merged it first
                 for key, (start, end) in pack.offsets.items():
-                    if key not in fresh:
-                        try:
-                            entry = pack.entry(start, end)
-                        except OSError:
-                            continue
-                        if _sound(entry):
-                            fresh[key] = entry
+                    if key not in fresh and _sound(data[start:end]):
+                        fresh[key] = data[start:end]
         try:
             path = _write_pack(self.dir, fresh)
             written = _open(path)
@@ -146,7 +147,7 @@ class BlobCache:
             log.info("cache: cannot write a pack in %s (%s)", self.dir, exc)
             return
         for old in merged - {path}:
-            _forget(old)
+            _TABLES.pop(old, None)
             try:
                 old.unlink()
             except OSError:
@@ -210,33 +211,21 @@ def _sound(entry: bytes) -> bool:
 def _open(path: Path) -> _Pack | None:
     """The pack at `path`, None when it is gone; raises Damaged when its table is bad."""
     try:
-        handle = open(path, "rb", buffering=0)  # stays open in _OPENED
+        with open(path, "rb", buffering=0) as handle:
+            stat = os.fstat(handle.fileno())
+            key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            known = _TABLES.get(path)
+            if known is not None and known[0] == key:
+                return known[1]
+            head = handle.read(_HEADER)
+            size = struct.unpack_from("<Q", head, len(_MAGIC) + _CHECK)[0] \
+                if len(head) == _HEADER else 0
+            table = head + handle.read(size)
     except FileNotFoundError:  # merged away by another process since the listing
         return None
-    stat = os.fstat(handle.fileno())
-    key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    known = _OPENED.get(path)
-    if known is not None and known[0] == key:
-        handle.close()
-        return known[1]
-    try:
-        head = handle.read(_HEADER)
-        size = struct.unpack_from("<Q", head, len(_MAGIC) + _CHECK)[0] \
-            if len(head) == _HEADER else 0
-        offsets = pack_table(head + handle.read(size))
-    except (Damaged, OSError):
-        handle.close()
-        raise
-    _forget(path)
-    pack = _Pack(path, stat.st_size, handle, offsets)
-    _OPENED[path] = (key, pack)
+    pack = _Pack(path, stat.st_size, pack_table(table))
+    _TABLES[path] = (key, pack)
     return pack
-
-
-def _forget(path: Path) -> None:
-    known = _OPENED.pop(path, None)
-    if known is not None:
-        known[1].handle.close()
 
 
 def pack_table(data: bytes) -> dict[str, tuple[int, int]]:
