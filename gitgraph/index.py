@@ -138,7 +138,8 @@ def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Co
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
     """Extractions are ~10^5 small tuples that live until the run ends and hold no cycles; the
-    cyclic collector would rescan them over and over as they pile up (a fifth of the CPU)."""
+    cyclic collector would rescan them over and over as they pile up (a fifth of the CPU).
+    cli.main runs without it anyway; this covers callers of the library, and the workers."""
     enabled = gc.isenabled()
     gc.disable()
     try:
