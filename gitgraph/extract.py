@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import __version__
 from .languages import LANGUAGES, query_path, query_text
@@ -28,9 +28,12 @@ MAX_NESTING = 100
 _SCOPE_ONLY = {"impl"}  # scopes that name their members but are not symbols themselves
 # functions in these become methods; a module (Rust `mod`, TS `namespace`) holds free functions
 _CONTAINERS = {"class", "interface", "struct", "enum", "trait", "impl", "object"}
-_TEST_MARK = re.compile(
-    rb"#\[(?:\w+::)*test\]|@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b"
-)
+_TEST_MARKS = (rb"#\[(?:\w+::)*test\]",
+               rb"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b")
+_TEST_MARK = re.compile(b"|".join(_TEST_MARKS))
+# each alone starts with one literal byte the regex engine scans for fast; the alternation
+# tries every position, 8x slower over a whole file
+_TEST_MARK_PARTS = tuple(re.compile(mark) for mark in _TEST_MARKS)
 _MARK_SIBLINGS = {"attribute_item", "decorator", "annotation", "marker_annotation"}
 # statements that wrap a definition: its leading comment sits beside the wrapper
 _WRAPPERS = {"decorated_definition", "export_statement", "lexical_declaration",
@@ -42,6 +45,8 @@ _STRING_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|\'\'\'|\"|\')|(?:\"\"\"|\'\'
 _NOT_A_NAME = re.compile(r"[()\[\]<>{}'\"`!&*]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
 _LAST_NAME = re.compile(r"(\w+)\W*$")
+# every comment of the supported grammars starts with one of these (JavaScript's include <!--)
+_COMMENT_START = re.compile(rb"[#/]|<!--|-->")
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
 
 
@@ -63,13 +68,21 @@ def extractor_digest(max_bytes: int) -> str:
 
 
 @functools.cache
-def _tools(lang: str) -> tuple[Any, Any]:
+def _tools(lang: str) -> tuple[Any, Any, dict[tuple[str, ...], _Plan]]:
+    """A language's parser, its compiled tags query, and the match plans worked out so far."""
     import tree_sitter
     import tree_sitter_language_pack
 
     language = tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
     query = tree_sitter.Query(language, query_text(lang))
-    return tree_sitter.Parser(language), query
+    return tree_sitter.Parser(language), query, {}
+
+
+def prepare(langs: set[str]) -> None:
+    """Load the grammars and compile the queries of `langs` now: worker processes forked
+    afterwards inherit them instead of each compiling its own (JavaScript's takes 50 ms)."""
+    for lang in sorted(langs):
+        _tools(lang)
 
 
 def skip_reason(source: bytes, max_bytes: int) -> str:
@@ -96,7 +109,7 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
     reason = skip_reason(source, max_bytes)
     if reason:
         return Extraction((), (), (), lines, reason)
-    parser, query = _tools(lang)
+    parser, query, plans = _tools(lang)
     import tree_sitter
 
     tree = parser.parse(source)
@@ -105,47 +118,89 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
     found: list[tuple[Any, Any, str, str, bool, str]] = []
     refs: list[tuple[int, str, str, int]] = []  # start byte, kind, name, line
     imports: list[Import] = []
+    names: dict[bytes, str] = {}  # callee text → normalised name: most callees repeat
     for _, captures in tree_sitter.QueryCursor(query).matches(root):
-        for key, nodes in captures.items():
-            if key.startswith("definition.") and key != "definition.parent":
-                kind = key[len("definition."):]
-                names = captures.get("name.definition." + kind)
-                if not names:
-                    continue
-                parent = captures.get("definition.parent")
-                parent_name = _text(parent[0]) if parent else ""
-                self_name = captures.get("self")
-                found.append((nodes[0], names[0], kind, parent_name, "test" in captures,
-                              _text(self_name[0]) if self_name else ""))
-            elif key.startswith("name.reference."):
-                kind = key[len("name.reference."):]
-                receiver = captures.get("reference.receiver")
-                for node in nodes:
+        keys = tuple(captures)
+        plan = plans.get(keys)
+        if plan is None:
+            plan = plans[keys] = _plan(keys)
+        if plan.call:  # most matches: a callee and nothing else
+            for node in captures[keys[0]]:
+                raw = node.text or b""
+                known = names.get(raw)
+                if known is None:
+                    known = names[raw] = normalise(raw.decode("utf-8", "replace"))
+                if known:
+                    refs.append((node.start_byte, plan.call, known, node.start_point[0] + 1))
+            continue
+        for key, kind in plan.references:
+            receiver = captures.get("reference.receiver")
+            for node in captures[key]:
+                if receiver:
                     # Java's obj.m(…) has no node spanning "obj.m": the query captures both parts
-                    text = _text(receiver[0]) + "." + _text(node) if receiver else _text(node)
-                    name = normalise(text)
-                    if name:
-                        refs.append((node.start_byte, kind, name, node.start_point[0] + 1))
-        if any(key.startswith("import.") for key in captures):
+                    name = normalise(_text(receiver[0]) + "." + _text(node))
+                else:
+                    raw = node.text or b""
+                    known = names.get(raw)
+                    if known is None:
+                        known = names[raw] = normalise(raw.decode("utf-8", "replace"))
+                    name = known
+                if name:
+                    refs.append((node.start_byte, kind, name, node.start_point[0] + 1))
+        for key, name_key, kind in plan.definitions:
+            parent = captures.get("definition.parent")
+            self_name = captures.get("self")
+            found.append((captures[key][0], captures[name_key][0], kind,
+                          _text(parent[0]) if parent else "", plan.test,
+                          _text(self_name[0]) if self_name else ""))
+        if plan.imports:
             imports.extend(_imports(captures))
-        value = captures.get("assign.value")
-        target = captures.get("assign.self") or captures.get("assign.class")
-        if value and target:
+        if plan.assign:
             # an "assign" ref reads "attr=value": "self.x=Cls" in a method, "X=Cls" in a class
-            prefix = "self." if "assign.self" in captures else ""
-            held = normalise(_text(value[0]))
+            target = captures[plan.assign][0]
+            prefix = "self." if plan.assign == "assign.self" else ""
+            held = normalise(_text(captures["assign.value"][0]))
             if held and not held.startswith("?"):
-                refs.append((target[0].start_byte, "assign", f"{prefix}{_text(target[0])}={held}",
-                             target[0].start_point[0] + 1))
-    if _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
+                refs.append((target.start_byte, "assign", f"{prefix}{_text(target)}={held}",
+                             target.start_point[0] + 1))
+    if len(found) > MAX_NESTING and \
+            _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
         return Extraction((), (), (), lines, "deep-nesting")
-    definitions: list[tuple[int, int, Any, Any, str, str, bool, str]] = []
+    definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]] = []
     for node, *rest in found:
         full = _with_marks(node)
-        definitions.append((full.start_byte, -full.end_byte, node, *rest))
-    symbols, scoped = _nest(definitions, refs, source)
+        definitions.append((full.start_byte, -full.end_byte, node, full, *rest))
+    # a mark inside a definition's text is a mark in the file: most files have none
+    marks = any(part.search(source) for part in _TEST_MARK_PARTS)
+    symbols, scoped = _nest(definitions, refs, source, marks)
     status = "syntax-error" if root.has_error else ""
     return Extraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines, status)
+
+
+class _Plan(NamedTuple):
+    """What to take from a query match, worked out once per set of capture names."""
+
+    references: tuple[tuple[str, str], ...]  # (capture, ref kind)
+    definitions: tuple[tuple[str, str, str], ...]  # (capture, its name's capture, kind)
+    test: bool  # @test was captured
+    imports: bool  # an import statement
+    assign: str  # the capture naming an attribute that holds a value; "" when none
+    call: str  # the ref kind when the match is one reference and nothing else, else ""
+
+
+def _plan(keys: tuple[str, ...]) -> _Plan:
+    definitions = tuple(
+        (key, "name.definition." + key[len("definition."):], key[len("definition."):])
+        for key in keys
+        if key.startswith("definition.") and key != "definition.parent"
+        and "name.definition." + key[len("definition."):] in keys)
+    references = tuple((key, key[len("name.reference."):]) for key in keys
+                       if key.startswith("name.reference."))
+    target = next((key for key in ("assign.self", "assign.class") if key in keys), "")
+    return _Plan(references, definitions, "test" in keys,
+                 any(key.startswith("import.") for key in keys),
+                 target if "assign.value" in keys else "",
+                 references[0][1] if len(keys) == 1 and references else "")
 
 
 def _nesting(spans: list[tuple[int, int]]) -> int:
@@ -182,34 +237,44 @@ def normalise(text: str) -> str:
     return text.strip(".")
 
 
-def _nest(definitions: list[tuple[int, int, Any, Any, str, str, bool, str]],
-          refs: list[tuple[int, str, str, int]], source: bytes
+def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]],
+          refs: list[tuple[int, str, str, int]], source: bytes, marks: bool
           ) -> tuple[list[Symbol], list[Ref]]:
-    """Qualified names from nesting, and the innermost enclosing symbol of each reference."""
-    events: list[tuple[int, int, int, Any]] = [(d[0], 0, d[1], d) for d in definitions]
-    events += [(r[0], 1, 0, r) for r in refs]
-    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    """Qualified names from nesting, and the innermost enclosing symbol of each reference
+    (`marks`: the source holds a test mark somewhere)."""
+    definitions.sort(key=lambda d: (d[0], d[1]))  # stable: a tie keeps the query's order
+    refs.sort()  # the order among refs at one byte does not matter: they end up in a set
     stack: list[tuple[int, str, str, str]] = []  # end byte, qualname, kind, receiver name
+    scope = receiver = ""  # stack[-1]'s qualname and receiver name
     symbols: dict[str, Symbol] = {}
-    scoped: set[Ref] = set()
-    for start, is_ref, _, item in events:
-        while stack and stack[-1][0] <= start:
-            stack.pop()
-        if is_ref:
-            _, kind, name, line = item
-            receiver = stack[-1][3] if stack else ""
+    scoped: set[tuple[str, str, str, int]] = set()
+    next_ref, last_ref = 0, len(refs)
+    for definition in [*definitions, None]:  # None: the references after the last one
+        start = definition[0] if definition else len(source) + 1
+        # the references before this definition (one starting where it does is inside it)
+        while next_ref < last_ref and refs[next_ref][0] < start:
+            ref_start, kind, name, line = refs[next_ref]
+            next_ref += 1
+            if stack and stack[-1][0] <= ref_start:
+                while stack and stack[-1][0] <= ref_start:
+                    stack.pop()
+                _, scope, _, receiver = stack[-1] if stack else (0, "", "", "")
             if receiver and name.startswith(receiver + "."):  # Go: s.helper() in func (s *T)
                 name = "self" + name[len(receiver):]
-            scoped.add(Ref(kind, name, stack[-1][1] if stack else "", line))
-            continue
-        _, _, node, name_node, kind, parent_name, test_capture, receiver = item
+            scoped.add((kind, name, scope, line))
+        if definition is None:
+            break
+        if stack and stack[-1][0] <= start:
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            _, scope, _, receiver = stack[-1] if stack else (0, "", "", "")
+        _, _, node, full, name_node, kind, parent_name, test_capture, receiver = definition
         outer = stack[-1] if stack else None
         name = _text(name_node)
         prefix = parent_name or (outer[1] if outer else "")
-        qualname = f"{prefix}.{name}" if prefix else name
+        qualname = scope = f"{prefix}.{name}" if prefix else name
         if kind == "function" and (parent_name or (outer and outer[2] in _CONTAINERS)):
             kind = "method"
-        full = _with_marks(node)
         stack.append((full.end_byte, qualname, kind, receiver))
         if kind in _SCOPE_ONLY or qualname in symbols:
             continue  # first definition wins (e.g. a redefined name under `if TYPE_CHECKING`)
@@ -221,10 +286,11 @@ def _nest(definitions: list[tuple[int, int, Any, Any, str, str, bool, str]],
             signature=_signature(node, source),
             hash=hashlib.blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
             doc=_doc(node),
-            test=test_capture or bool(_TEST_MARK.search(source[full.start_byte:node.start_byte]
-                                        + _modifiers(node))),
+            test=test_capture or marks and bool(_TEST_MARK.search(
+                source[full.start_byte:node.start_byte] + _modifiers(node))),
         )
-    return sorted(symbols.values()), sorted(scoped)
+    # tuple.__new__ fills a record without the Python-level call Ref(...) makes per instance
+    return sorted(symbols.values()), [tuple.__new__(Ref, ref) for ref in sorted(scoped)]
 
 
 def _with_marks(node: Any) -> Any:
@@ -260,6 +326,8 @@ def _signature(node: Any, source: bytes) -> str:
         end = node.end_byte if end < 0 else end
     # comments sitting between a header and its body are not part of the signature
     parts, start, stack = [], node.start_byte, [node]
+    if not _COMMENT_START.search(source, start, end):
+        stack = []  # no comment can start here: the header is the whole span, no tree walk
     while stack:
         inner = stack.pop()
         if inner.start_byte >= end:
@@ -278,18 +346,19 @@ def _signature(node: Any, source: bytes) -> str:
 def _doc(node: Any) -> str:
     body = node.child_by_field_name("body")
     if body is not None and body.type == "block" and body.named_child_count:
-        string = body.named_children[0]
+        string = body.named_child(0)  # not named_children[0]: that makes a node per child
         if string.type == "expression_statement" and string.named_child_count:
-            string = string.named_children[0]
+            string = string.named_child(0)
         if string.type == "string":
             return _first_line(_STRING_QUOTES.sub("", _text(string)))
     comment = node.prev_named_sibling
     while True:
         while comment is not None and comment.type in _MARK_SIBLINGS:
             comment = comment.prev_named_sibling
-        if comment is not None or node.parent is None or node.parent.type not in _WRAPPERS:
+        parent = node.parent
+        if comment is not None or parent is None or parent.type not in _WRAPPERS:
             break
-        node = node.parent  # the first thing in `export …`, `const f = …`, `type T struct`
+        node = parent  # the first thing in `export …`, `const f = …`, `type T struct`
         comment = node.prev_named_sibling
     if comment is not None and "comment" in comment.type and \
             comment.end_point[0] >= node.start_point[0] - 1:
@@ -333,7 +402,7 @@ def _imports(captures: dict[str, list[Any]]) -> list[Import]:
 
 
 def _clean_module(text: str) -> str:
-    return re.sub(r"\s+", "", text).strip("\"'`")
+    return _SPACE.sub("", text).strip("\"'`")
 
 
 def _text(node: Any) -> str:
@@ -344,7 +413,7 @@ def _text(node: Any) -> str:
 def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list[str]:
     """Per line span, a digest of its code tokens without comments or layout, so a change
     that only touches whitespace or comments keeps the same digest."""
-    parser, _ = _tools(lang)
+    parser = _tools(lang)[0]
     root = parser.parse(source).root_node
     digests = []
     for start, end in spans:

@@ -6,25 +6,29 @@ extracts nothing and an `update` after a commit parses just the blobs it touched
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import multiprocessing
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from . import git
-from .cache import BlobCache
+from .cache import BlobCache, decode, encode
 from .config import Config
-from .extract import extract, extractor_digest
+from .extract import extract, extractor_digest, prepare
 from .graph import Graph, build_part
 from .languages import language_of
 from .model import Extraction, FileEntry
 from .tables import Tables
 
 PARALLEL_MIN = 64  # below this many blobs to parse, a worker pool costs more than it saves
+CHUNK_MIN_BYTES = 64 * 1024  # ~10 ms of extraction: smaller tasks cost more to hand out
 _REGULAR = ("100644", "100755")
 
 
@@ -91,6 +95,12 @@ def _is_utf8(path: str) -> bool:
 def load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,
                      report: Report) -> dict[str, Extraction]:
     """Extraction of every file: from the cache, else parsed (and then cached)."""
+    with _gc_paused():
+        return _load_extractions(root, tree, files, config, report)
+
+
+def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,
+                      report: Report) -> dict[str, Extraction]:
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     by_path: dict[str, Extraction] = {}
     missing: dict[tuple[str, str], list[str]] = {}
@@ -111,15 +121,32 @@ def load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Con
                 report.skipped["missing-blob"] += len(paths)
                 continue
             jobs.append((blob, lang, contents[blob]))
-        for (blob, lang, _), extraction in zip(jobs, _extract_all(jobs, config), strict=True):
-            cache.put(blob, lang, extraction)
+        entries = _extract_all(jobs, config)
+        for (blob, lang, _), encoded in zip(jobs, entries, strict=True):
+            extraction = decode(encoded)
             for path in missing[(blob, lang)]:
                 by_path[path] = extraction
             report.extracted += len(missing[(blob, lang)])
+        cache.put_entries((blob, lang, encoded)
+                          for (blob, lang, _), encoded in zip(jobs, entries, strict=True))
     for extraction in by_path.values():
         if extraction.status and extraction.status != "syntax-error":
             report.skipped[extraction.status] += 1
     return by_path
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Extractions are ~10^5 small tuples that live until the run ends and hold no cycles; the
+    cyclic collector would rescan them over and over as they pile up (a fifth of the CPU).
+    cli.main runs without it anyway; this covers callers of the library, and the workers."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _read(root: Path, tree: Tree, wanted: dict[str, str]) -> dict[str, bytes]:
@@ -135,37 +162,53 @@ def _read(root: Path, tree: Tree, wanted: dict[str, str]) -> dict[str, bytes]:
     return contents
 
 
-def _extract_one(job: tuple[str, str, bytes], max_bytes: int) -> Extraction:
-    return extract(job[2], job[1], max_bytes)
+def _extract_chunk(jobs: list[tuple[str, str, bytes]], max_bytes: int) -> list[bytes]:
+    # Cache entries, not Extraction records, cross the process boundary: marshal bytes cost a
+    # tenth of what pickling ~10^5 NamedTuples and unpickling them in the parent costs.
+    return [encode(extract(source, lang, max_bytes)) for _, lang, source in jobs]
 
 
-def _extract_chunk(jobs: list[tuple[str, str, bytes]], max_bytes: int) -> list[Extraction]:
-    return [extract(source, lang, max_bytes) for _, lang, source in jobs]
-
-
-def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[Extraction]:
+def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[bytes]:
+    """Each job's extraction as a cache entry, in a worker pool when there are many."""
     workers = min(os.cpu_count() or 1, 8)
     progress = _progress(len(jobs))
     if len(jobs) < PARALLEL_MIN or workers < 2:
         results = []
         for job in jobs:
-            results.append(_extract_one(job, config.max_file_bytes))
+            results.extend(_extract_chunk([job], config.max_file_bytes))
             progress(1)
         progress(0)
         return results
-    # Largest first, dealt round-robin, so the workers finish together.
-    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][2]))
-    chunks = [order[w::workers * 4] for w in range(workers * 4)]
-    results_by_index: dict[int, Extraction] = {}
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    chunks = _chunks([len(job[2]) for job in jobs], workers)
+    results_by_index: dict[int, bytes] = {}
+    if multiprocessing.get_start_method() == "fork":
+        prepare({lang for _, lang, _ in jobs})
+    with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
         futures = [(chunk, pool.submit(_extract_chunk, [jobs[i] for i in chunk],
                                        config.max_file_bytes)) for chunk in chunks if chunk]
         for chunk, future in futures:
-            for i, extraction in zip(chunk, future.result(), strict=True):
-                results_by_index[i] = extraction
+            for i, entry in zip(chunk, future.result(), strict=True):
+                results_by_index[i] = entry
             progress(len(chunk))
     progress(0)
     return [results_by_index[i] for i in range(len(jobs))]
+
+
+def _chunks(sizes: list[int], workers: int) -> list[list[int]]:
+    """Job indices in chunks, largest blobs first, each chunk a share of the bytes still left:
+    few tasks to hand out, and small ones last, so that the workers finish together."""
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    left = sum(sizes)
+    chunks: list[list[int]] = [[]]
+    size = 0
+    for i in order:
+        chunks[-1].append(i)
+        size += sizes[i]
+        if size >= max(left // (workers * 3), CHUNK_MIN_BYTES):
+            left -= size
+            chunks.append([])
+            size = 0
+    return [chunk for chunk in chunks if chunk]
 
 
 def _progress(total: int) -> Callable[[int], None]:
@@ -200,7 +243,8 @@ def build_tree_graph(root: Path, tree: Tree, config: Config) -> Built:
     """Everything `index` and `update` compute, without writing graph.json."""
     report = Report()
     files = source_files(tree, config, report)
-    extractions = load_extractions(root, tree, files, config, report)
-    tables = Tables.build(files, extractions)
-    graph = build_part(tables, files, extractions, record_bases=True)
+    with _gc_paused():  # the graph, like the extractions, is acyclic records that live long
+        extractions = load_extractions(root, tree, files, config, report)
+        tables = Tables.build(files, extractions)
+        graph = build_part(tables, files, extractions, record_bases=True)
     return Built(graph, files, report, tables)

@@ -22,9 +22,17 @@ from hypothesis import strategies as st
 import gitgraph.extract
 from gitgraph import config as config_mod
 from gitgraph import git, store
+from gitgraph.cache import MAX_PACKS, pack_table
 from gitgraph.extract import extract
 from gitgraph.graph import build
-from gitgraph.index import Report, load_extractions, snapshot, source_files
+from gitgraph.index import (
+    CHUNK_MIN_BYTES,
+    Report,
+    _chunks,
+    load_extractions,
+    snapshot,
+    source_files,
+)
 
 if TYPE_CHECKING:
     from conftest import Repo
@@ -737,12 +745,35 @@ def test_graph_path_include_exclude_and_languages_from_config(repo: Repo) -> Non
     assert out.split() == ["src/vendor/c.py", "top.py", "web/app.js"]
 
 
+def test_extraction_chunks_hand_out_every_blob_once_largest_first_shrinking() -> None:
+    sizes = [(i * 7919) % 300_000 for i in range(3000)]
+    chunks = _chunks(sizes, workers=2)
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(len(sizes)))
+    flat = [sizes[i] for chunk in chunks for i in chunk]
+    assert flat == sorted(sizes, reverse=True)
+    totals = [sum(sizes[i] for i in chunk) for chunk in chunks]
+    assert totals[0] > 5 * totals[-1] and len(chunks) < 60  # geometric, not one per blob
+    assert all(total >= CHUNK_MIN_BYTES for total in totals[:-1])
+    assert _chunks([], workers=2) == [] and _chunks([10, 20], workers=2) == [[1, 0]]
+
+
 # -- the blob cache ----------------------------------------------------------------------------
 
 
-def cache_entries(repo: Repo) -> list[Path]:
+def cache_packs(repo: Repo) -> list[Path]:
     return sorted(p for p in (repo.path / ".git" / "gitgraph" / "cache").rglob("*")
                   if p.is_file() and not p.name.startswith("."))
+
+
+def damage_entry(repo: Repo, path: str, flip: int) -> Path:
+    """Flip one bit `flip` bytes from the end of `path`'s cache entry; the pack it is in."""
+    key = repo.git("rev-parse", f"HEAD:{path}").strip() + ".python"
+    [(pack, end)] = [(p, table[key][1]) for p in cache_packs(repo)
+                     if key in (table := pack_table(p.read_bytes()))]
+    data = bytearray(pack.read_bytes())
+    data[end - flip] ^= 0x20
+    pack.write_bytes(bytes(data))
+    return pack
 
 
 def test_corrupt_cache_entry_is_reextracted_silently_and_logged_with_v(repo: Repo) -> None:
@@ -751,22 +782,22 @@ def test_corrupt_cache_entry_is_reextracted_silently_and_logged_with_v(repo: Rep
     assert repo.gitgraph("index")[0] == 0
     good = repo.read(GRAPH)
     lib_blob = repo.git("rev-parse", "HEAD:lib.py").strip()
-    [entry] = [p for p in cache_entries(repo) if p.name.startswith(lib_blob[2:])]
-    whole = entry.read_bytes()
 
-    entry.write_bytes(whole[: len(whole) // 2])  # a torn write
+    damaged = damage_entry(repo, "lib.py", 40)
     code, _, err = repo.gitgraph("index")
     assert code == 0
     [line] = err.splitlines()  # the summary, nothing else
     assert line.startswith("gitgraph: 3 files (1 parsed, 2 cached), 5 symbols")
     assert repo.read(GRAPH) == good
-    assert entry.read_bytes() == whole  # rewritten
+    # that write merged the damaged pack's sound entries and the fresh one into a new pack
+    assert cache_packs(repo) != [damaged] and len(cache_packs(repo)) == 1
+    assert cache_report(repo).extracted == 0
 
-    entry.write_bytes(whole[: len(whole) // 2])
+    damage_entry(repo, "lib.py", 40)
     code, _, err = repo.gitgraph("-v", "index")
     assert code == 0
-    assert f"gitgraph: cache: corrupt entry {entry.name} (checksum mismatch); re-extracting" in (
-        err.splitlines())
+    message = f"cache: corrupt entry {lib_blob}.python (checksum mismatch); re-extracting"
+    assert f"gitgraph: {message}" in err.splitlines()
     assert repo.read(GRAPH) == good
 
 
@@ -778,17 +809,51 @@ def test_damaged_cache_entry_that_would_unmarshal_is_caught(
     assert repo.run_cli("index")[0] == 0
     good = repo.read(GRAPH)
     lib_blob = repo.git("rev-parse", "HEAD:lib.py").strip()
-    [entry] = [p for p in cache_entries(repo) if p.name.startswith(lib_blob[2:])]
-    data = bytearray(entry.read_bytes())
-    data[-3] ^= 0x20  # a flipped bit in the file's line count: marshal would not notice
-    entry.write_bytes(bytes(data))
+    damage_entry(repo, "lib.py", 3)  # a bit of the file's line count: marshal would not notice
 
     caplog.set_level(logging.INFO, logger="gitgraph")
     code, _, err = repo.run_cli("index")
     assert code == 0 and "(1 parsed, 2 cached)" in err
-    assert f"cache: corrupt entry {entry.name} (checksum mismatch)" in caplog.text
+    assert f"cache: corrupt entry {lib_blob}.python (checksum mismatch)" in caplog.text
     assert repo.read(GRAPH) == good
     assert cache_report(repo).extracted == 0
+
+
+@pytest.mark.parametrize("damage", ["torn", "garbage"])
+def test_damaged_pack_is_reextracted_and_replaced(repo: Repo, damage: str) -> None:
+    small_project(repo)
+    repo.commit("init")
+    assert repo.gitgraph("index")[0] == 0
+    good = repo.read(GRAPH)
+    [pack] = cache_packs(repo)
+    whole = pack.read_bytes()
+    pack.write_bytes(whole[: len(whole) // 2] if damage == "torn" else b"\0" * len(whole))
+
+    code, _, err = repo.gitgraph("-v", "index")
+    assert code == 0 and repo.read(GRAPH) == good
+    if damage == "garbage":
+        assert f"cache: corrupt pack {pack.name} (not a pack)" in err
+        assert "(3 parsed, 0 cached)" in err
+    else:  # the table survives a torn write; the entries past the tear fail their checksum
+        assert "corrupt entry" in err
+    assert len(cache_packs(repo)) == 1
+    assert cache_report(repo).extracted == 0
+
+
+def test_packs_from_many_small_writes_are_merged(repo: Repo) -> None:
+    small_project(repo)
+    repo.commit("init")
+    assert repo.gitgraph("index")[0] == 0
+    for step in range(MAX_PACKS + 2):  # each index parses one new blob: one new pack
+        repo.write("lib.py", LIB + f"\n\ndef extra_{step}():\n    return {step}\n")
+        repo.commit(f"step {step}")
+        assert "(1 parsed, 2 cached)" in repo.gitgraph("index")[2]
+        assert len(cache_packs(repo)) <= MAX_PACKS
+    shutil.rmtree(repo.path / ".gitgraph")
+    assert "(0 parsed, 3 cached)" in repo.gitgraph("index")[2]
+    for step in range(MAX_PACKS + 2):  # every version stays cached through the merges
+        repo.write("lib.py", LIB + f"\n\ndef extra_{step}():\n    return {step}\n")
+        assert cache_report(repo).extracted == 0
 
 
 def test_cache_of_another_extractor_version_is_discarded(repo: Repo) -> None:
@@ -802,7 +867,8 @@ def test_cache_of_another_extractor_version_is_discarded(repo: Repo) -> None:
     assert code == 0
     assert "cache: discarding 1-0123456789abcdef (other extractor version)" in err
     assert not foreign.parent.exists()
-    assert len(cache_entries(repo)) == 3
+    assert len(cache_packs(repo)) == 1
+    assert cache_report(repo).cached == 3
 
 
 # -- merges ------------------------------------------------------------------------------------
