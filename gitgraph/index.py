@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -179,6 +177,10 @@ def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[byt
             progress(1)
         progress(0)
         return results
+    # imported here: multiprocessing costs ~15 ms that the hook and diff paths never need
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     chunks = _chunks([len(job[2]) for job in jobs], workers)
     results_by_index: dict[int, bytes] = {}
     if multiprocessing.get_start_method() == "fork":
