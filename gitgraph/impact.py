@@ -267,4 +267,6 @@ def build_impact(analysis: Analysis, config: Config, budget: int, render: Callab
     )
     edges = {(node.node["id"], target): kind for node in changed + impacted
              for target, kind, _ in analysis.view.outgoing(node.node["id"])}
-    return select(frame, changed, impacted, edges, render, count)
+    return select(frame, changed, impacted, edges, render, count,
+                  tests_share=config.weights["tests_share"],
+                  max_tests=int(config.weights["max_tests"]))

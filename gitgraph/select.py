@@ -20,7 +20,8 @@ from .model import Change, Impact, ImpactNode
 BODY_SHARE = 0.5  # a changed body larger than this share of the budget is shown as a hunk
 IMPACTED_BODY_SHARE = 0.2  # an impacted node's body may take at most this share
 MAX_CANDIDATES = 300
-MAX_TESTS = 100
+MAX_TESTS = 200  # defaults of config weights max_tests / tests_share
+TESTS_SHARE = 0.6
 
 Render = Callable[[Impact], str]
 Count = Callable[[str], int]
@@ -73,10 +74,15 @@ def to_impact_node(c: Candidate, resolution: str, text: str) -> ImpactNode:
 
 
 def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
-           edges: Mapping[tuple[str, str], str], render: Render, count: Count) -> Impact:
-    """Fill `frame` (header, seeds, tests) with nodes under `frame.budget` tokens."""
+           edges: Mapping[tuple[str, str], str], render: Render, count: Count,
+           tests_share: float = TESTS_SHARE, max_tests: int = MAX_TESTS) -> Impact:
+    """Fill `frame` (header, seeds, tests) with nodes under `frame.budget` tokens.
+
+    Changed symbols are placed first, then as many of the ranked tests as fit in
+    `tests_share` of the budget (and what the changed symbols left), then impacted nodes.
+    """
     budget = frame.budget
-    base = _fit_tests(frame, render, count)
+    base = replace(frame, tests=())
     empty_cost = count(render(base))
     if empty_cost > budget:
         raise GitGraphError(f"budget {budget} is too small for the report frame "
@@ -117,6 +123,9 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
                 chosen.append((c, resolution, text, need))
                 used += need
                 break
+    room = min(empty_cost + int(budget * tests_share), budget - (used - empty_cost))
+    base = _fit_tests(frame, render, count, room, max_tests)
+    used += count(render(base)) - empty_cost
     omitted_nodes = omitted_tokens = 0
     for c in impacted[:MAX_CANDIDATES]:
         placed = False
@@ -138,20 +147,27 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
     return _exact(base, chosen, edges, render, count, omitted_nodes, omitted_tokens)
 
 
-def _fit_tests(frame: Impact, render: Render, count: Count) -> Impact:
-    """Trim the listed tests when they alone would take more than a third of the budget."""
-    tests = frame.tests[:MAX_TESTS]
-    base = replace(frame, tests=tests)
-    while tests and count(render(base)) > frame.budget // 3:
-        tests = tests[: len(tests) // 2]
-        base = replace(frame, tests=tests)
-    return base
+def _fit_tests(frame: Impact, render: Render, count: Count, room: int, most: int) -> Impact:
+    """The frame with the longest prefix of its tests (at most `most`) that keeps the frame
+    within `room` tokens. Tests are ranked best first, so a prefix keeps the best ones."""
+    tests = frame.tests[:most]
+    if count(render(replace(frame, tests=tests))) <= room:
+        return replace(frame, tests=tests)
+    low, high = 0, len(tests)  # the frame fits with `low` tests and not with `high`
+    while high - low > 1:
+        middle = (low + high) // 2
+        if count(render(replace(frame, tests=tests[:middle]))) <= room:
+            low = middle
+        else:
+            high = middle
+    return replace(frame, tests=tests[:low])
 
 
 def _exact(base: Impact, chosen: list[tuple[Candidate, str, str, int]],
            edges: Mapping[tuple[str, str], str], render: Render, count: Count,
            omitted_nodes: int, omitted_tokens: int) -> Impact:
-    """Render for real and drop from the end (impacted first) until within budget."""
+    """Render for real and drop from the end (impacted nodes, then tests, then changed ones)
+    until within budget."""
     chosen = list(chosen)
     while True:
         nodes = tuple(replace(to_impact_node(c, r, t), tokens=n) for c, r, t, n in chosen)
@@ -162,6 +178,9 @@ def _exact(base: Impact, chosen: list[tuple[Candidate, str, str, int]],
         impact, used = _settle(impact, render, count)
         if used <= base.budget:
             return impact
+        if base.tests and not any(c.change is None for c, *_ in chosen):
+            base = replace(base, tests=base.tests[:-1])  # tests go before a changed symbol
+            continue
         if not chosen:
             raise GitGraphError(f"budget {base.budget} is too small ({used} tokens needed)")
         dropped = _drop_index(chosen)
