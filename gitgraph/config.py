@@ -13,6 +13,11 @@ from .languages import LANGUAGES
 
 CONFIG_FILE = ".gitgraph.yml"
 
+# Weight of a function or class used as a value (passed, assigned, returned, decorating)
+# against 1.0 for a call. Fixed when the graph is built (graph.json holds edge weights), so it
+# is not a per-repository setting.
+VALUE_WEIGHT = 0.5
+
 
 def _default_weights() -> dict[str, float]:
     # Tried on bench/impact_quality.py (60 faults, 2,000 tokens): damping 0.7 or tests 2.5 with

@@ -11,16 +11,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .config import VALUE_WEIGHT
 from .model import Extraction, FileEntry, Symbol
 from .resolve import EXTERNAL, Resolver
 from .tables import Tables
 
 # Bump when graph building changes its output for the same extractions: graph.json's
 # header and the stored view carry it (see graph_digest), so old ones are rebuilt.
-GRAPH_VERSION = "3"
+GRAPH_VERSION = "4"
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
 EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains")
+_CALLABLE_KINDS = frozenset({"function", "method", "class"})
 _TEST_PREFIXES = {
     "python": ("test",),
     "go": ("Test", "Benchmark", "Example", "Fuzz"),
@@ -136,6 +138,9 @@ def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: E
         if module is not None and module.kind == "file":
             graph.add_edge(entry.path, module.key, "imports", 1.0)
     for ref in extraction.refs:
+        if ref.kind == "value":
+            _add_value(graph, resolver, entry.path, ref.scope, ref.name, tests)
+            continue
         if ref.kind != "call":
             continue
         graph.counts["calls"] += 1
@@ -152,6 +157,22 @@ def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: E
         for target, weight in found:
             if target.kind in ("file", "symbol"):
                 graph.add_edge(source, target.key, kind, weight)
+
+
+def _add_value(graph: Graph, resolver: Resolver, path: str, scope: str, name: str,
+               tests: dict[str, bool]) -> None:
+    """A function or class used as a value (a callback, a chosen implementation, a decorator):
+    whoever holds it may call it, so it counts as a weaker call. Only names that scopes,
+    imports or attribute chains resolve count: most values are plain variables."""
+    source = _source(graph, path, scope)
+    kind = "tests" if tests.get(source) else "calls"
+    for target, weight in resolver.resolve(path, scope, name, guess=False):
+        if target.kind != "symbol":
+            continue
+        owner, _, qual = target.key.rpartition("::")
+        symbol = resolver.symbols[owner].get(qual)
+        if symbol is not None and symbol.kind in _CALLABLE_KINDS:
+            graph.add_edge(source, target.key, kind, weight * VALUE_WEIGHT)
 
 
 def _add_nodes(graph: Graph, entry: FileEntry, extraction: Extraction,

@@ -86,7 +86,7 @@ class Resolver:
         self._bindings: dict[str, dict[str, list[Import]]] = {}
         self._modules: dict[tuple[str, str], Target | None] = {}
         self._members: dict[tuple[Target, str], Candidates] = {}
-        self._names: dict[tuple[str, str], Candidates] = {}
+        self._names: dict[tuple[str, str, bool], Candidates] = {}
         self._receivers: dict[tuple[str, str], Candidates] = {}
         self._chains: dict[tuple[tuple[tuple[Target, float], ...], str], Candidates] = {}
 
@@ -202,7 +202,13 @@ class Resolver:
         for path in paths:
             imports = self.bindings(path)
             if name in imports:
-                return self.follow(path, imports[name], depth + 1)
+                found = self.follow(path, imports[name], depth + 1)
+                # `from . import keys` in a package's own __init__.py binds its submodule:
+                # followed, it leads back here, so fall through to the submodule below
+                if found and found != EXTERNAL:
+                    return found
+                if not (target.kind == "file" and target.key.endswith("__init__.py")):
+                    return found
         if target.kind == "file" and self.lang.get(target.key) == "python":
             package = self.py_module_name(target.key)
             sub = self.py_modules.get(f"{package}.{name}" if package else name)
@@ -270,12 +276,19 @@ class Resolver:
 
     # -- references ----------------------------------------------------------------------------
 
-    def resolve(self, path: str, scope: str, name: str) -> Candidates:
-        """Candidate targets of `name` used in `scope` of `path`, each with its weight share."""
+    def resolve(self, path: str, scope: str, name: str, guess: bool = True) -> Candidates:
+        """Candidate targets of `name` used in `scope` of `path`, each with its weight share.
+
+        Without `guess`, only what scopes, imports and attribute chains name: no same-named
+        global from elsewhere, no method of an unknown receiver (for names used as values,
+        most of which are plain variables).
+        """
         head, _, rest = name.partition(".")
         if head in ("self", "cls", "this") and rest:
             owner = self._enclosing_class(path, scope)
             found = self._chain([(owner, 1.0)], rest) if owner else []
+            if not guess:
+                return found
             return found or self._unknown_receiver(path, rest.rpartition(".")[2])
         if head == "super" and rest:
             owner = self._enclosing_class(path, scope)
@@ -284,13 +297,15 @@ class Resolver:
                 found += self._chain([(Target("symbol", base), 1.0)], rest)
             return _merge(found)
         if head == "?":
-            return self._unknown_receiver(path, rest)
-        start = self._name(path, scope, head)
+            return self._unknown_receiver(path, rest) if guess else []
+        start = self._name(path, scope, head, guess)
         if not rest:
             return start
         if start == EXTERNAL:
             return start
         found = self._chain(start, rest) if start else []
+        if not guess:
+            return found
         return found or self._unknown_receiver(path, rest.rpartition(".")[2])
 
     def _chain(self, start: Candidates, rest: str) -> Candidates:
@@ -311,7 +326,7 @@ class Resolver:
                 return []
         return current
 
-    def _name(self, path: str, scope: str, name: str) -> Candidates:
+    def _name(self, path: str, scope: str, name: str, guess: bool = True) -> Candidates:
         symbols = self.symbols[path]
         lang = self.lang[path]
         prefix = scope
@@ -321,13 +336,13 @@ class Resolver:
                                     symbols[prefix].kind not in _CONTAINER_KINDS):
                 return [(Target("symbol", f"{path}::{qual}"), 1.0)]
             prefix = prefix.rpartition(".")[0]
-        key = (path, name)
+        key = (path, name, guess)
         found = self._names.get(key)
         if found is None:
-            found = self._names[key] = self._file_name(path, name)
+            found = self._names[key] = self._file_name(path, name, guess)
         return found
 
-    def _file_name(self, path: str, name: str) -> Candidates:
+    def _file_name(self, path: str, name: str, guess: bool = True) -> Candidates:
         """`name` at file level: own definitions, imports, star imports, package, globals."""
         symbols = self.symbols[path]
         lang = self.lang[path]
@@ -349,7 +364,7 @@ class Resolver:
             for other in self.dir_files.get((posixpath.dirname(path), lang_family), ()):
                 if name in self.symbols[other]:
                     return [(Target("symbol", f"{other}::{name}"), 1.0)]
-        return _share(self.by_name.get((lang_family, name), ()), path)
+        return _share(self.by_name.get((lang_family, name), ()), path) if guess else []
 
     def _unknown_receiver(self, path: str, method: str) -> Candidates:
         """`x.m()` with `x` unknown: methods named m, same file first; shared, and halved."""

@@ -142,6 +142,73 @@ def test_reexport_through_package_init(repo: Repo) -> None:
     assert out_of(edges, "pkg/__init__.py", "imports") == {"pkg/impl.py::f": 1.0}
 
 
+def test_package_init_importing_its_own_submodule(repo: Repo) -> None:
+    # `from . import keys` in pkg/__init__.py leads back to pkg/__init__.py: the submodule
+    edges = index(repo, {
+        "pkg/__init__.py": "from . import keys\n",
+        "pkg/keys.py": F,
+        "pkg/func.py": """\
+            from . import keys
+
+            def g():
+                return keys.f()
+            """,
+    })
+    assert out_of(edges, "pkg/func.py::g") == {"pkg/keys.py::f": 1.0}
+
+
+# -- values ------------------------------------------------------------------------------------
+
+
+def test_functions_used_as_values(repo: Repo) -> None:
+    edges = index(repo, {
+        "pkg/__init__.py": "",
+        "pkg/keys.py": F + "\n\ndef typed():\n    return 2\n",
+        "pkg/use.py": """\
+            import re
+            from pkg import keys
+
+
+            def decorate(func):
+                return func
+
+
+            class Engine:
+                def unitsub(self, match):
+                    return "x"
+
+                def enword(self, text):
+                    return re.sub("[0-9]", self.unitsub, text)
+
+
+            def chooser(typed):
+                key = keys.typed if typed else keys.f
+                return key
+
+
+            def defaults(key=keys.f):
+                return key()
+
+
+            @decorate
+            def decorated():
+                return 1
+
+
+            def variables(f, typed):
+                return sorted([f, typed], key=len)
+            """,
+    })
+    value = config_mod.VALUE_WEIGHT
+    assert out_of(edges, "pkg/use.py::Engine.enword") == {"pkg/use.py::Engine.unitsub": value}
+    assert out_of(edges, "pkg/use.py::chooser") == {"pkg/keys.py::typed": value,
+                                                   "pkg/keys.py::f": value}
+    assert out_of(edges, "pkg/use.py::defaults") == {"pkg/keys.py::f": value}
+    assert out_of(edges, "pkg/use.py::decorated") == {"pkg/use.py::decorate": value}
+    # plain variables named like functions elsewhere are not guessed to be them
+    assert out_of(edges, "pkg/use.py::variables") == {}
+
+
 # -- classes -----------------------------------------------------------------------------------
 
 

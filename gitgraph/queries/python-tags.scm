@@ -58,3 +58,21 @@
       left: (identifier) @assign.class
       right: (call
         function: [(identifier) (attribute)] @assign.value))))
+
+; Functions and classes used as values rather than called: passed as an argument
+; (`re.sub(p, self.unitsub, s)`), assigned or chosen (`key = keys.typedkey if typed else
+; keys.hashkey`), returned, put in a container (`{"lru": lru_cache}`), or applied as a
+; decorator. Whoever holds the value may call it, so a change to it reaches them.
+(call arguments: (argument_list [(identifier) (attribute)] @name.reference.value))
+(call arguments: (argument_list
+  (keyword_argument value: [(identifier) (attribute)] @name.reference.value)))
+(assignment right: [(identifier) (attribute)] @name.reference.value)
+(conditional_expression [(identifier) (attribute)] @name.reference.value)
+(return_statement [(identifier) (attribute)] @name.reference.value)
+(pair value: [(identifier) (attribute)] @name.reference.value)
+(list [(identifier) (attribute)] @name.reference.value)
+(tuple [(identifier) (attribute)] @name.reference.value)
+(set [(identifier) (attribute)] @name.reference.value)
+(decorator [(identifier) (attribute)] @name.reference.value)
+(default_parameter value: [(identifier) (attribute)] @name.reference.value)
+(typed_default_parameter value: [(identifier) (attribute)] @name.reference.value)
