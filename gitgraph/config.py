@@ -42,6 +42,9 @@ def _default_weights() -> dict[str, float]:
         # changed symbols), at most this many ids. A test id costs ~20 tokens, an impacted node
         # 60-300. Test-fn recall at 2,000 tokens: share 1/3 0.56, 0.5 0.66, 0.7 0.71.
         "tests_share": 0.6,
+        # a test class reached through its own body lists the tests it runs at this times
+        # the share of its score that came that way
+        "class_tests": 3.0,
         "max_tests": 200,
     }
 

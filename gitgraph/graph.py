@@ -18,7 +18,7 @@ from .tables import Tables
 
 # Bump when graph building changes its output for the same extractions: graph.json's
 # header and the stored view carry it (see graph_digest), so old ones are rebuilt.
-GRAPH_VERSION = "4"
+GRAPH_VERSION = "5"
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
 EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains")
@@ -81,7 +81,9 @@ def _is_test_symbol(symbol: Symbol, lang: str, test_file: bool, test_classes: se
     if symbol.kind == "class":
         return name.startswith("Test") or symbol.qualname in test_classes
     prefixes = _TEST_PREFIXES.get(lang)
-    if prefixes is None or not name.startswith(prefixes):
+    # unittest runs `runTest` as the test of a TestCase that defines no test* method
+    runs = lang == "python" and symbol.kind == "method" and name == "runTest"
+    if prefixes is None or not (name.startswith(prefixes) or runs):
         return False
     if symbol.kind == "function":
         return "." not in symbol.qualname  # a helper nested in a test is not collected

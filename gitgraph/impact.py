@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ class Analysis:
     sources: Sources
     changed_paths: list[str]
     old_spans: dict[str, dict[str, Any]]  # changed node → its base-side path and lines
+    weights: dict[str, float] = field(default_factory=dict)  # the config's weights
 
 
 def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
@@ -97,7 +98,8 @@ def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
                                     weights["damping"])
     new_sources = {p: _lines(src) for p, src in new_contents.items()}
     return Analysis(root, sides, changes, view, ranking, Sources(new_sources, old_sources),
-                    sorted({c.new_path for c in raw} | {c.old_path for c in raw}), old_spans)
+                    sorted({c.new_path for c in raw} | {c.old_path for c in raw}), old_spans,
+                    dict(weights))
 
 
 def _with_owners(seeds: dict[str, float], view: View) -> dict[str, float]:
@@ -220,7 +222,8 @@ def _why(analysis: Analysis, node_id: str) -> tuple[str, ...]:
 def impacted_tests(analysis: Analysis) -> list[str]:
     """Runnable ids of the impacted tests, best first."""
     seeds = [c.node for c in analysis.changes if analysis.view.node(c.node) is not None]
-    return runnable_tests(analysis.view, analysis.ranking, seeds)
+    return runnable_tests(analysis.view, analysis.ranking, seeds,
+                          analysis.weights.get("class_tests", 0.0))
 
 
 def untested(analysis: Analysis) -> list[str]:

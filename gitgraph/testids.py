@@ -19,31 +19,96 @@ REACH_DEPTH = 6  # beyond the ranking's mass, tests this many dependency hops aw
 _JS = ("javascript", "typescript", "tsx")
 
 
-def impacted_tests(view: View, ranking: Ranking, seeds: list[str]) -> list[str]:
+def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
+                   class_weight: float = 0.0) -> list[str]:
     """Runnable ids: tests the ranking reached by score, then tests only reachable, nearest first.
 
     Reachability follows dependents (callers, tests, subclasses, importers, containers)
     from the changed symbols, so `pytest $(gitgraph diff --tests)` misses fewer tests
-    than the ranking's cut-off alone would.
+    than the ranking's cut-off alone would. A test class reached through its own body (a
+    class attribute naming the changed code: `Cache = LRUCache`, data-driven `tests = [...]`)
+    lists every test it runs, inherited ones included, at `class_weight` times that share of
+    its score.
     """
-    order: dict[str, tuple[float, int]] = {}
+    order: dict[str, tuple[float, float, int]] = {}
     for node_id, value in ranking.score.items():
-        _add(order, view, node_id, (-value, 0))
+        if not view.is_test(node_id):  # most nodes reached are not: skip building their record
+            continue
+        _add(order, view, ranking, node_id, -value, 0)
+        own = _own_share(ranking, node_id) * value * class_weight
+        node = view.node(node_id) if own > 0 else None
+        if node is not None and node["kind"] == "class":
+            for key in class_tests(view, node):
+                _put(order, key, (-own, -value, 0))
     for node_id, depth in _reachable(view, seeds):
-        _add(order, view, node_id, (0.0, depth))
+        _add(order, view, ranking, node_id, 0.0, depth)
     return [k for k, _ in sorted(order.items(), key=lambda kv: (kv[1], kv[0]))]
 
 
-def _add(order: dict[str, tuple[float, int]], view: View, node_id: str,
-         rank: tuple[float, int]) -> None:
+def _add(order: dict[str, tuple[float, float, int]], view: View, ranking: Ranking,
+         node_id: str, value: float, depth: int) -> None:
+    """A test node's ids at its rank; ids of one inherited method are ordered by the score the
+    class that runs each got through its own body (`Cache = LRUCache` in one subclass,
+    `Cache = FIFOCache` in another)."""
     if not view.is_test(node_id):  # most nodes reached are not: skip building their record
         return
     node = view.node(node_id)
     if node is None or not node.get("test"):
         return
     for key in runnable(view, node):
-        if key not in order or rank < order[key]:
-            order[key] = rank
+        path, _, qual = key.partition("::")
+        cls = f"{path}::{qual.rpartition('::')[0].replace('::', '.')}"
+        _put(order, key, (value, -ranking.score.get(cls, 0.0) * _own_share(ranking, cls), depth))
+
+
+def _put(order: dict[str, tuple[float, float, int]], key: str,
+         rank: tuple[float, float, int]) -> None:
+    if key not in order or rank < order[key]:
+        order[key] = rank
+
+
+_OWN_REASONS = ("calls", "tests")
+
+
+def _own_share(ranking: Ranking, node_id: str) -> float:
+    """The share of a node's incoming mass that came through its own references (not from
+    its members, bases or subclasses)."""
+    parts = ranking.parts.get(node_id)
+    if not parts:
+        return 0.0
+    total = sum(parts.values())
+    return sum(parts.get(k, 0.0) for k in _OWN_REASONS) / total if total > 0 else 0.0
+
+
+def class_tests(view: View, node: dict[str, Any]) -> list[str]:
+    """Runnable ids of every test method a Python test class runs: its own and those it
+    inherits from its bases (the nearest definition of each name wins)."""
+    if language_of(node["path"]) != "python":
+        return []
+    cls_path, _, cls_qual = node["id"].rpartition("::")
+    prefix = f"{cls_path}::{cls_qual.replace('.', '::')}::"
+    seen_names: set[str] = set()
+    ids = []
+    queue = deque([node["id"]])
+    visited = {node["id"]}
+    while queue:
+        cls = queue.popleft()
+        members = sorted((target for target, kind, _ in view.outgoing(cls) if kind == "contains"))
+        for member in members:
+            method = view.node(member)
+            if method is None or method["kind"] != "method":
+                continue
+            name = member.rpartition(".")[2]
+            if name in seen_names:
+                continue
+            seen_names.add(name)
+            if method.get("test"):
+                ids.append(prefix + name)
+        for base, kind, _ in sorted(view.outgoing(cls)):
+            if kind == "inherits" and base not in visited:
+                visited.add(base)
+                queue.append(base)
+    return ids
 
 
 def _reachable(view: View, seeds: list[str]) -> list[tuple[str, int]]:

@@ -1,0 +1,96 @@
+"""Which test ids `gitgraph diff --tests` lists, and in which order, on real repositories."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from textwrap import dedent
+
+from conftest import Repo
+
+CACHES = '''\
+class LRU:
+    def get(self, key):
+        return key
+
+
+class FIFO:
+    def get(self, key):
+        return key
+'''
+
+MIXIN = '''\
+class CacheMixin:
+    def test_get(self):
+        assert self.Cache().get(1) == 1
+'''
+
+SPECS = '''\
+import unittest
+
+from caches import FIFO, LRU
+
+
+class Spec:
+    def __init__(self, cls):
+        self.cls = cls
+
+    def check(self):
+        return self.cls().get(2) == 2
+
+
+class SpecCase(unittest.TestCase):
+    specs: list[Spec] = []
+
+    def runTest(self):
+        for spec in self.specs:
+            assert spec.check()
+
+
+class TestLRUSpecs(SpecCase):
+    specs = [Spec(LRU)]
+
+
+class TestFIFOSpecs(SpecCase):
+    specs = [Spec(FIFO)]
+'''
+
+
+def write(repo: Repo) -> None:
+    repo.write("caches.py", CACHES)
+    repo.write("tests/__init__.py", MIXIN)
+    for name in ("LRU", "FIFO"):
+        repo.write(f"tests/test_{name.lower()}.py", dedent(f'''\
+            import unittest
+
+            from caches import {name}
+
+            from . import CacheMixin
+
+
+            class {name}Test(unittest.TestCase, CacheMixin):
+                Cache = {name}
+            '''))
+    repo.write("tests/test_specs.py", SPECS)
+    repo.commit("caches and their tests")
+    repo.write("caches.py", CACHES.replace("return key", "return key  # lru", 1)
+               .replace("return key  # lru", "return None", 1))
+    repo.commit("break LRU.get")
+
+
+def test_test_classes_reached_through_their_own_body_list_their_tests(repo: Repo) -> None:
+    write(repo)
+    code, out, err = repo.run_cli("diff", "HEAD~1", "--tests")
+    assert code == 0, err
+    ids = out.split()
+    # unittest's runTest is a test, named on the subclass whose `specs` name LRU
+    assert ids[0] == "tests/test_specs.py::TestLRUSpecs::runTest"
+    # the mixin's test runs in both subclasses: the one whose Cache is LRU comes first
+    lru, fifo = "tests/test_lru.py::LRUTest::test_get", "tests/test_fifo.py::FIFOTest::test_get"
+    assert lru in ids and fifo in ids
+    assert ids.index(lru) < ids.index(fifo)
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids],
+                         cwd=repo.path, capture_output=True, text=True, check=False)
+    assert "failed" in ran.stdout and "no tests ran" not in ran.stdout, ran.stdout
+    failed = {line.split()[1] for line in ran.stdout.splitlines() if line.startswith("FAILED")}
+    assert failed == {lru, "tests/test_specs.py::TestLRUSpecs::runTest"}, ran.stdout
