@@ -17,7 +17,7 @@ from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
-EXTRACTOR_VERSION = "4"
+EXTRACTOR_VERSION = "5"
 MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
 SIGNATURE_CHARS = 240
 NAME_CHARS = 200
@@ -247,6 +247,7 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
     stack: list[tuple[int, str, str, str]] = []  # end byte, qualname, kind, receiver name
     scope = receiver = ""  # stack[-1]'s qualname and receiver name
     symbols: dict[str, Symbol] = {}
+    added: list[str] = []  # qualnames in the order their first definition was seen
     scoped: set[tuple[str, str, str, int]] = set()
     next_ref, last_ref = 0, len(refs)
     for definition in [*definitions, None]:  # None: the references after the last one
@@ -276,8 +277,12 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
         if kind == "function" and (parent_name or (outer and outer[2] in _CONTAINERS)):
             kind = "method"
         stack.append((full.end_byte, qualname, kind, receiver))
-        if kind in _SCOPE_ONLY or qualname in symbols:
-            continue  # first definition wins (e.g. a redefined name under `if TYPE_CHECKING`)
+        if kind in _SCOPE_ONLY:
+            continue
+        if qualname in symbols:
+            symbols[qualname] = _redefined(symbols[qualname], full, source, added)
+            continue
+        added.append(qualname)
         symbols[qualname] = Symbol(
             qualname=qualname,
             kind=kind,
@@ -291,6 +296,19 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
         )
     # tuple.__new__ fills a record without the Python-level call Ref(...) makes per instance
     return sorted(symbols.values()), [tuple.__new__(Ref, ref) for ref in sorted(scoped)]
+
+
+def _redefined(first: Symbol, node: Any, source: bytes, added: list[str]) -> Symbol:
+    """A name defined again: `@overload` stubs before their implementation, a property's
+    getter then its setter. When nothing else was defined in between, one symbol spans them
+    all and its hash covers every definition, so a change to any of them is a change to it.
+    Otherwise the first definition wins (e.g. a redefinition under `if TYPE_CHECKING`)."""
+    start = added.index(first.qualname)
+    if any(not q.startswith(first.qualname + ".") for q in added[start + 1:]):
+        return first
+    digest = hashlib.blake2b(first.hash.encode() + source[node.start_byte:node.end_byte],
+                             digest_size=8).hexdigest()
+    return first._replace(end_line=max(first.end_line, node.end_point[0] + 1), hash=digest)
 
 
 def _with_marks(node: Any) -> Any:

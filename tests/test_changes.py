@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,54 @@ def test_kinds_signature_body_added_removed(project: Repo) -> None:
         "pkg/lib.py::Shape.describe": ("removed", False),
         "pkg/lib.py::Shape.perimeter": ("added", False),
     }
+
+
+SHARED = '''\
+from typing import overload
+
+
+@overload
+def item(value: int) -> int: ...
+
+
+@overload
+def item(value: str) -> str: ...
+
+
+def item(value):
+    return value
+
+
+class Engine:
+    @property
+    def number(self):
+        return self._n
+
+    @number.setter
+    def number(self, value):
+        self._n = value
+
+    def other(self):
+        return 1
+'''
+
+
+def test_overloads_and_property_setters_are_one_symbol(project: Repo) -> None:
+    project.write("pkg/shared.py", SHARED)
+    project.commit("shared names")
+    project.write("pkg/shared.py", SHARED.replace("        self._n = value\n",
+                                                  "        self._n = int(value)\n")
+                  .replace("    return value\n", "    return [value]\n"))
+    assert changes_of(project, "HEAD") == {"pkg/shared.py::item": ("body", False),
+                                           "pkg/shared.py::Engine.number": ("body", False)}
+    code, out, err = project.run_cli("diff", "HEAD", "-f", "json")
+    assert code == 0, err
+    nodes = {n["id"]: n for n in json.loads(out)["nodes"]}
+    # each body shown spans every definition of its name, the changed one included
+    assert "self._n = int(value)" in nodes["pkg/shared.py::Engine.number"]["code"]
+    assert "return [value]" in nodes["pkg/shared.py::item"]["code"]
+    assert (nodes["pkg/shared.py::item"]["start_line"],
+            nodes["pkg/shared.py::item"]["end_line"]) == (4, 13)
 
 
 def test_comment_only_change_is_cosmetic(project: Repo) -> None:
