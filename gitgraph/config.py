@@ -28,7 +28,9 @@ def _default_weights() -> dict[str, float]:
         "tests": 1.4,
         "inherits": 0.9,
         "imports": 0.3,
-        "contains": 0.4,
+        # (MRR at 2,000 tokens: 0.05 0.784 but recall down, 0.15 0.782, 0.4 0.770, 0.8 0.755:
+        # a changed member flowing to its class spreads to every user of the class)
+        "contains": 0.15,
         # ... and, more weakly, to what the changed code relies on (forward edges)
         "forward": 0.15,
         # seeds by change kind
