@@ -47,6 +47,9 @@ def _default_weights() -> dict[str, float]:
         # a test class reached through its own body lists the tests it runs at this times
         # the share of its score that came that way
         "class_tests": 3.0,
+        # a test named after a changed symbol (test_lru_clear for clear) scores this much more
+        # (MRR 0.782 without, 1.0 0.787, 2.0 0.788, 5.0 0.780)
+        "test_name": 2.0,
         "max_tests": 200,
     }
 

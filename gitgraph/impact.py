@@ -223,7 +223,8 @@ def impacted_tests(analysis: Analysis) -> list[str]:
     """Runnable ids of the impacted tests, best first."""
     seeds = [c.node for c in analysis.changes if analysis.view.node(c.node) is not None]
     return runnable_tests(analysis.view, analysis.ranking, seeds,
-                          analysis.weights.get("class_tests", 0.0))
+                          analysis.weights.get("class_tests", 0.0),
+                          analysis.weights.get("test_name", 0.0))
 
 
 def untested(analysis: Analysis) -> list[str]:

@@ -8,6 +8,7 @@ defined on a base class or mixin runs in every test subclass, so it is named the
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import deque
 from typing import Any
 
@@ -20,7 +21,7 @@ _JS = ("javascript", "typescript", "tsx")
 
 
 def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
-                   class_weight: float = 0.0) -> list[str]:
+                   class_weight: float = 0.0, name_weight: float = 0.0) -> list[str]:
     """Runnable ids: tests the ranking reached by score, then tests only reachable, nearest first.
 
     Reachability follows dependents (callers, tests, subclasses, importers, containers)
@@ -28,7 +29,8 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
     than the ranking's cut-off alone would. A test class reached through its own body (a
     class attribute naming the changed code: `Cache = LRUCache`, data-driven `tests = [...]`)
     lists every test it runs, inherited ones included, at `class_weight` times that share of
-    its score.
+    its score. A test named after a changed symbol (`test_decorator_repr` for `__repr__`,
+    `test_lru_clear` for `clear`) has its score raised by `name_weight` times.
     """
     order: dict[str, tuple[float, float, int]] = {}
     for node_id, value in ranking.score.items():
@@ -42,7 +44,39 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
                 _put(order, key, (-own, -value, 0))
     for node_id, depth in _reachable(view, seeds):
         _add(order, view, ranking, node_id, 0.0, depth)
+    names = [w for w in map(_seed_words, seeds) if w]
+    if name_weight and names:
+        for key, (value, by_class, depth) in order.items():
+            words = _words(key.rpartition("::")[2])
+            if any(_contains(words, name) for name in names):
+                order[key] = (value * (1.0 + name_weight), by_class, depth)
     return [k for k, _ in sorted(order.items(), key=lambda kv: (kv[1], kv[0]))]
+
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_GENERIC = frozenset({"init", "new", "call", "main", "run", "setup", "test"})
+
+
+def _words(name: str) -> list[str]:
+    """`test_lru_clear` → [test, lru, clear]; `LRUCacheTest` → [lru, cache, test]."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def _seed_words(node_id: str) -> list[str]:
+    """The words of a changed symbol's own name, or none when it says too little to match
+    test names on (`__init__`, `run`, a file)."""
+    if "::" not in node_id:
+        return []
+    words = _words(node_id.rpartition("::")[2].rpartition(".")[2])
+    if not words or "".join(words) in _GENERIC or len("".join(words)) < 3:
+        return []
+    return words
+
+
+def _contains(words: list[str], part: list[str]) -> bool:
+    """Whether `part` occurs in `words` as a contiguous run."""
+    n = len(part)
+    return any(words[i:i + n] == part for i in range(len(words) - n + 1))
 
 
 def _add(order: dict[str, tuple[float, float, int]], view: View, ranking: Ranking,

@@ -84,7 +84,9 @@ def test_test_classes_reached_through_their_own_body_list_their_tests(repo: Repo
     assert code == 0, err
     ids = out.split()
     # unittest's runTest is a test, named on the subclass whose `specs` name LRU
-    assert ids[0] == "tests/test_specs.py::TestLRUSpecs::runTest"
+    lru_specs = "tests/test_specs.py::TestLRUSpecs::runTest"
+    assert lru_specs in ids[:2]
+    assert ids.index(lru_specs) < ids.index("tests/test_specs.py::TestFIFOSpecs::runTest")
     # the mixin's test runs in both subclasses: the one whose Cache is LRU comes first
     lru, fifo = "tests/test_lru.py::LRUTest::test_get", "tests/test_fifo.py::FIFOTest::test_get"
     assert lru in ids and fifo in ids
@@ -94,3 +96,31 @@ def test_test_classes_reached_through_their_own_body_list_their_tests(repo: Repo
     assert "failed" in ran.stdout and "no tests ran" not in ran.stdout, ran.stdout
     failed = {line.split()[1] for line in ran.stdout.splitlines() if line.startswith("FAILED")}
     assert failed == {lru, "tests/test_specs.py::TestLRUSpecs::runTest"}, ran.stdout
+
+
+def test_tests_named_after_the_change_come_first(repo: Repo) -> None:
+    repo.write("store.py", "def clear(items):\n    items.clear()\n\n\ndef size(items):\n"
+                           "    return len(items)\n")
+    repo.write("tests/test_store.py", dedent('''\
+        from store import clear, size
+
+
+        def test_a_size_after_emptying():
+            items = [1]
+            clear(items)
+            assert size(items) == 0
+
+
+        def test_clear_empties():
+            items = [1]
+            clear(items)
+            assert size(items) == 0
+        '''))
+    repo.commit("store")
+    repo.write("store.py", "def clear(items):\n    del items[:]\n\n\ndef size(items):\n"
+                           "    return len(items)\n")
+    code, out, err = repo.run_cli("diff", "--tests")
+    assert code == 0, err
+    # both call clear() the same way: the one named after it comes first
+    assert out.split() == ["tests/test_store.py::test_clear_empties",
+                           "tests/test_store.py::test_a_size_after_emptying"]
