@@ -17,7 +17,7 @@ from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
-EXTRACTOR_VERSION = "5"
+EXTRACTOR_VERSION = "6"
 MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
 SIGNATURE_CHARS = 240
 NAME_CHARS = 200
@@ -156,12 +156,16 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
         if plan.imports:
             imports.extend(_imports(captures))
         if plan.assign:
-            # an "assign" ref reads "attr=value": "self.x=Cls" in a method, "X=Cls" in a class
+            # an "assign" ref reads "attr=value": "self.x=Cls" in a method, "X=Cls" in a class;
+            # "X==f" when X is another name for f itself (`key = hashkey`), not what f returns
             target = captures[plan.assign][0]
             prefix = "self." if plan.assign == "assign.self" else ""
-            held = normalise(_text(captures["assign.value"][0]))
+            alias = "=" if "assign.alias" in captures else ""
+            value = captures.get("assign.value") or captures["assign.alias"]
+            held = normalise(_text(value[0]))
             if held and not held.startswith("?"):
-                refs.append((target.start_byte, "assign", f"{prefix}{_text(target)}={held}",
+                refs.append((target.start_byte, "assign",
+                             f"{prefix}{_text(target)}={alias}{held}",
                              target.start_point[0] + 1))
     if len(found) > MAX_NESTING and \
             _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
@@ -199,7 +203,7 @@ def _plan(keys: tuple[str, ...]) -> _Plan:
     target = next((key for key in ("assign.self", "assign.class") if key in keys), "")
     return _Plan(references, definitions, "test" in keys,
                  any(key.startswith("import.") for key in keys),
-                 target if "assign.value" in keys else "",
+                 target if "assign.value" in keys or "assign.alias" in keys else "",
                  references[0][1] if len(keys) == 1 and references else "")
 
 

@@ -18,6 +18,7 @@ from .tables import JS_LANGS, Tables, absolute_python, family, python_module_nam
 
 MAX_CANDIDATES = 3  # more same-named globals than this: too ambiguous to be evidence
 _CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "module"}
+_ALIAS_KINDS = _CONTAINER_KINDS | {"function", "method"}
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts",
                 "/index.tsx", "/index.js", "/index.jsx")
 
@@ -231,11 +232,15 @@ class Resolver:
             self._values = Resolver(self._tables, use_bases=bool(self.bases), use_attrs=False)
         for value in values:
             assert self._values is not None
-            for target, weight in self._values.resolve(path, "", value):
+            # "=f": the attribute is f itself (`key = hashkey`), so a function counts too;
+            # otherwise it holds what a call returned, known only when a class was called
+            alias = value.startswith("=")
+            kinds = _ALIAS_KINDS if alias else _CONTAINER_KINDS
+            for target, weight in self._values.resolve(path, "", value.lstrip("=")):
                 if target.kind == "symbol":
                     owner, _, held = target.key.rpartition("::")
                     symbol = self.symbols[owner].get(held)
-                    if symbol is not None and symbol.kind in _CONTAINER_KINDS:
+                    if symbol is not None and symbol.kind in kinds:
                         found.append((target, weight))
         return _merge(found)
 

@@ -83,7 +83,8 @@ class Tables:
 
 def class_attrs(extraction: Extraction) -> dict[str, dict[str, tuple[str, ...]]]:
     """What each class's attributes hold, from `assign` refs: `self.x = Cls(...)` in a method
-    and `X = Cls` in the class body (values are names as written, resolved later)."""
+    and `X = Cls` in the class body (values are names as written, resolved later; "=f" when
+    the attribute is f itself rather than what calling it returned)."""
     kinds = {s.qualname: s.kind for s in extraction.symbols}
     found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for ref in extraction.refs:

@@ -426,6 +426,39 @@ def test_attributes_holding_classes(repo: Repo) -> None:
     assert out_of(edges, "tests/__init__.py::Mixin.test_make") == {"pkg/src.py::Parser": 1.0}
 
 
+def test_attributes_naming_functions(repo: Repo) -> None:
+    # a class attribute that is a function itself (not what calling it returned)
+    edges = index(repo, {
+        "keys.py": "def hashkey(x):\n    return x\n\n\ndef lru(n):\n    return n\n",
+        "tests/__init__.py": "",
+        "tests/test_keys.py": """\
+            import keys
+            from keys import hashkey
+
+
+            class Mixin:
+                def test_decorate(self):
+                    assert self.DECORATOR(1)
+
+                def test_key(self):
+                    assert self.key(1)
+
+
+            class TestLRU(Mixin):
+                DECORATOR = staticmethod(keys.lru)
+                key = hashkey
+                made = hashkey(2)
+
+                def test_made(self):
+                    return self.made.real
+            """,
+    })
+    assert out_of(edges, "tests/test_keys.py::Mixin.test_decorate") == {"keys.py::lru": 1.0}
+    assert out_of(edges, "tests/test_keys.py::Mixin.test_key") == {"keys.py::hashkey": 1.0}
+    # what a function returned is unknown: no edge from its attributes
+    assert out_of(edges, "tests/test_keys.py::TestLRU.test_made") == {}
+
+
 def test_attributes_naming_each_other_do_not_loop(repo: Repo) -> None:
     # A.x holds what B.y holds, which holds what A.x holds: Django has such class attributes
     edges = index(repo, {

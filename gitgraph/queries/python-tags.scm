@@ -37,7 +37,7 @@
 
 ; What an attribute holds, so `self.attr.m()` and `self.Attr()` resolve: `self.attr = Cls(...)`
 ; in a method, and `Attr = Cls` / `attr = Cls(...)` in a class body (@assign.self / @assign.class
-; name the attribute, @assign.value what is assigned or called).
+; name the attribute, @assign.value what is called, @assign.alias what is assigned itself).
 (assignment
   left: (attribute
     object: (identifier) @_receiver
@@ -50,7 +50,17 @@
   body: (block
     (assignment
       left: (identifier) @assign.class
-      right: [(identifier) (attribute)] @assign.value)))
+      right: [(identifier) (attribute)] @assign.alias)))
+
+; `X = staticmethod(f)` / `classmethod(f)` in a class body: X is f (@assign.alias)
+(class_definition
+  body: (block
+    (assignment
+      left: (identifier) @assign.class
+      right: (call
+        function: (identifier) @_wrapper
+        arguments: (argument_list . [(identifier) (attribute)] @assign.alias .)))
+  (#any-of? @_wrapper "staticmethod" "classmethod")))
 
 (class_definition
   body: (block
