@@ -17,7 +17,7 @@ from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
-EXTRACTOR_VERSION = "6"
+EXTRACTOR_VERSION = "7"
 MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
 SIGNATURE_CHARS = 240
 NAME_CHARS = 200

@@ -18,7 +18,7 @@ from .tables import Tables
 
 # Bump when graph building changes its output for the same extractions: graph.json's
 # header and the stored view carry it (see graph_digest), so old ones are rebuilt.
-GRAPH_VERSION = "6"
+GRAPH_VERSION = "7"
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
 EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains")
@@ -139,9 +139,12 @@ def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: E
         module = resolver.module(entry.path, imp.module)
         if module is not None and module.kind == "file":
             graph.add_edge(entry.path, module.key, "imports", 1.0)
+    # `self.m(...)` is a call of self.m, and its `self.m` also reads as a value: count it once
+    calls = {(r.scope, r.name, r.line) for r in extraction.refs if r.kind == "call"}
     for ref in extraction.refs:
         if ref.kind == "value":
-            _add_value(graph, resolver, entry.path, ref.scope, ref.name, tests)
+            if (ref.scope, ref.name, ref.line) not in calls:
+                _add_value(graph, resolver, entry.path, ref.scope, ref.name, tests)
             continue
         if ref.kind != "call":
             continue
@@ -173,6 +176,10 @@ def _add_value(graph: Graph, resolver: Resolver, path: str, scope: str, name: st
             continue
         owner, _, qual = target.key.rpartition("::")
         symbol = resolver.symbols[owner].get(qual)
+        # the name must denote the definition itself: `self._src` holding a Source instance
+        # is no use of the class Source
+        if qual.rpartition(".")[2] != name.rpartition(".")[2]:
+            continue
         if symbol is not None and symbol.kind in _CALLABLE_KINDS:
             graph.add_edge(source, target.key, kind, weight * VALUE_WEIGHT)
 

@@ -209,6 +209,31 @@ def test_functions_used_as_values(repo: Repo) -> None:
     assert out_of(edges, "pkg/use.py::variables") == {}
 
 
+def test_properties_read_through_self(repo: Repo) -> None:
+    edges = index(repo, {
+        "engine.py": """\
+            class Engine:
+                @property
+                def args(self):
+                    return self._args
+
+                @args.setter
+                def args(self, value):
+                    self._args = value
+
+                def helper(self):
+                    return 1
+
+                def words(self, n):
+                    self.args = {}
+                    return self.args.get(n) or self.helper()
+            """,
+    })
+    # a property read or set is a (weaker) call; a called method stays one call
+    assert out_of(edges, "engine.py::Engine.words") == {
+        "engine.py::Engine.args": 2 * config_mod.VALUE_WEIGHT, "engine.py::Engine.helper": 1.0}
+
+
 # -- classes -----------------------------------------------------------------------------------
 
 

@@ -86,3 +86,7 @@
 (decorator [(identifier) (attribute)] @name.reference.value)
 (default_parameter value: [(identifier) (attribute)] @name.reference.value)
 (typed_default_parameter value: [(identifier) (attribute)] @name.reference.value)
+; `self.x` read anywhere: a property, or a method taken as a value (one that is called is
+; a call, and graph building skips the value ref it duplicates)
+((attribute object: (identifier) @_object) @name.reference.value
+  (#any-of? @_object "self" "cls"))
