@@ -15,8 +15,11 @@ CONFIG_FILE = ".gitgraph.yml"
 
 # Weight of a function or class used as a value (passed, assigned, returned, decorating)
 # against 1.0 for a call. Fixed when the graph is built (graph.json holds edge weights), so it
-# is not a per-repository setting.
+# is not a per-repository setting. (MRR at 2,000 tokens: 0.25 0.676, 0.5 0.678, 1.0 0.672.)
 VALUE_WEIGHT = 0.5
+# Weight of a call `x.m()` with `x` unknown, resolved to the repository's few methods named m
+# (shared among them). MRR at 2,000 tokens: 0.25 0.793, 0.5 0.794, 1.0 0.793.
+RECEIVER_WEIGHT = 0.5
 
 
 def _default_weights() -> dict[str, float]:

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .config import RECEIVER_WEIGHT
 from .model import Import
 from .tables import JS_LANGS, Tables, absolute_python, family, python_module_name
 
@@ -380,7 +381,7 @@ class Resolver:
             found = self._receivers[key] = []
         if found is None:
             candidates = self.methods.get((family(self.lang[path]), method), ())
-            found = [(t, w * 0.5) for t, w in _share(candidates, path)]
+            found = [(t, w * RECEIVER_WEIGHT) for t, w in _share(candidates, path)]
             self._receivers[key] = found
         return found
 
