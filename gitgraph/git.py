@@ -65,27 +65,40 @@ def started(root: Path, *args: str) -> Callable[[], bytes]:
     return finish
 
 
+# (git dir, common dir) of each work tree top seen, from the one rev-parse of repo_root
+_DIRS: dict[Path, tuple[Path, Path]] = {}
+
+
 def repo_root(cwd: Path) -> Path:
-    """The top of the work tree containing `cwd`."""
+    """The top of the work tree containing `cwd` (its git dirs are learnt on the way)."""
     if not cwd.is_dir():
         raise GitGraphError(f"not a git repository: {cwd} (no such directory)")
     try:
-        out = run(cwd, "rev-parse", "--show-toplevel")
+        out = run(cwd, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir")
     except GitGraphError:
         raise GitGraphError(f"not a git repository: {cwd} (run inside a git work tree)") from None
-    return Path(os.fsdecode(out.rstrip(b"\n")))
+    lines = os.fsdecode(out).split("\n")
+    if len(lines) != 4:  # a newline inside a path: ask for the top alone
+        return Path(os.fsdecode(run(cwd, "rev-parse", "--show-toplevel").rstrip(b"\n")))
+    root = Path(lines[0])
+    _DIRS[root] = ((cwd / lines[1]).resolve(), (cwd / lines[2]).resolve())
+    return root
 
 
 @functools.cache
 def common_dir(root: Path) -> Path:
     """`$(git rev-parse --git-common-dir)`: shared by all linked worktrees (asked once per
     work tree and process: every cache lookup needs it)."""
+    if root in _DIRS:
+        return _DIRS[root][1]
     out = os.fsdecode(run(root, "rev-parse", "--git-common-dir").rstrip(b"\n"))
     return (root / out).resolve()
 
 
 def git_dir(root: Path) -> Path:
     """This worktree's own git dir (where MERGE_HEAD and the index live)."""
+    if root in _DIRS:
+        return _DIRS[root][0]
     out = os.fsdecode(run(root, "rev-parse", "--git-dir").rstrip(b"\n"))
     return (root / out).resolve()
 

@@ -73,7 +73,8 @@ def source_files(tree: Tree, config: Config, report: Report) -> list[FileEntry]:
         if entry.mode not in _REGULAR:
             report.skipped["symlink"] += 1
             continue
-        if not _is_utf8(entry.path):  # graph.json is UTF-8; such a path cannot be a node id
+        if not entry.path.isascii() and not _is_utf8(entry.path):  # graph.json is UTF-8: such
+            # a path cannot be a node id
             report.skipped["non-utf8-path"] += 1
             continue
         files.append(FileEntry(entry.path, entry.blob, lang))
