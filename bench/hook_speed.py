@@ -19,6 +19,7 @@ A report, not a test: a missed target prints ✗ and still exits 0; exit 1 means
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import re
@@ -85,6 +86,11 @@ def pick_files(repo: Path, count: int) -> list[str]:
     return [usable[i * len(usable) // count] for i in range(count)]
 
 
+# Numbers the edits of the whole run: every edit makes blobs no earlier case made (each case
+# starts from the base commit, so a per-case number would repeat a cached blob).
+_EDITS = itertools.count()
+
+
 def edit(repo: Path, case: Case, paths: list[str], run: int) -> None:
     """Apply and stage this run's edit (unique text, so every blob is new to the cache)."""
     if case.edit == "docs":
@@ -118,7 +124,7 @@ def measure(
             if case.after_checkout:
                 (repo / GRAPH).unlink()
                 git(repo, "checkout", "-q", "--", GRAPH)
-            edit(repo, case, files[case.files], run * 2 + len(timings))
+            edit(repo, case, files[case.files], next(_EDITS))
             timing = timed(command, repo)
             if timing.returncode != 0:
                 raise RuntimeError(f"{' '.join(command)} exited {timing.returncode}")
