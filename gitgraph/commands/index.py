@@ -48,7 +48,8 @@ def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> in
     # -o is relative to where the user stands (-C included); the configured path to the root
     path = cwd / output if output else root / config.graph
     with store.locked(_lock(root)):
-        _write_if_changed(path, _full(root, tree, config, quiet=False))
+        if _write_if_changed(path, _full(root, tree, config, quiet=False)):
+            sealed.dump(_checked_file(root, path), store.stat_of(path))
     return 0
 
 
