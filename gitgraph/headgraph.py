@@ -39,13 +39,13 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
     stored = CompactView.load(store)
     if stored is not None:
         cache = BlobCache(git.common_dir(root), digest)
-        assert stored is not None
+        stored_files = stored.files
 
         def index() -> Mentions:
             found = tablestore.mentions(
-                root, config, stored.files, cache,
+                root, config, stored_files, cache,
                 lambda: load_extractions(root, tree, files, config, Report()))
-            tablestore.save_mentions(root, config, stored.files, found)
+            tablestore.save_mentions(root, config, stored_files, found)
             return found
 
         view = _overlaid(stored, files, load, ghosts, cache, index)
