@@ -6,17 +6,16 @@ extracts nothing and an `update` after a commit parses just the blobs it touched
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from . import git
+from . import gc_paused, git
 from .cache import BlobCache, decode, encode
 from .config import Config
 from .extract import extract, extractor_digest, prepare
@@ -94,7 +93,7 @@ def _is_utf8(path: str) -> bool:
 def load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,
                      report: Report) -> dict[str, Extraction]:
     """Extraction of every file: from the cache, else parsed (and then cached)."""
-    with _gc_paused():
+    with gc_paused():
         return _load_extractions(root, tree, files, config, report)
 
 
@@ -134,18 +133,6 @@ def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Co
     return by_path
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Extractions are ~10^5 small tuples that live until the run ends and hold no cycles; the
-    cyclic collector would rescan them over and over as they pile up (a fifth of the CPU).
-    cli.main runs without it anyway; this covers callers of the library, and the workers."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read(root: Path, tree: Tree, wanted: dict[str, str]) -> dict[str, bytes]:
@@ -246,7 +233,7 @@ def build_tree_graph(root: Path, tree: Tree, config: Config) -> Built:
     """Everything `index` and `update` compute, without writing graph.json."""
     report = Report()
     files = source_files(tree, config, report)
-    with _gc_paused():  # the graph, like the extractions, is acyclic records that live long
+    with gc_paused():  # the graph, like the extractions, is acyclic records that live long
         extractions = load_extractions(root, tree, files, config, report)
         tables = Tables.build(files, extractions)
         graph = build_part(tables, files, extractions, record_bases=True)

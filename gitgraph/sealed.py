@@ -7,13 +7,14 @@ are verified before they are unmarshalled.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import logging
 import marshal
 import os
 from pathlib import Path
 from typing import Any
+
+from . import gc_paused
 
 log = logging.getLogger("gitgraph")
 _CHECK = 16
@@ -41,12 +42,8 @@ def load(path: Path) -> Any | None:
     if hashlib.blake2b(payload, digest_size=_CHECK).digest() != check:
         log.info("cache: %s is corrupt; rebuilding it", path.name)
         return None
-    collecting = gc.isenabled()
-    gc.disable()  # unmarshalling builds many containers; collections would rescan them all
     try:
-        return marshal.loads(payload)
+        with gc_paused():  # for library callers too: unmarshalling builds many containers
+            return marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
-    finally:
-        if collecting:
-            gc.enable()
