@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import posixpath
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from .config import Config
 from .extract import extractor_digest
 from .graph import build_part
 from .index import Report, Tree, load_extractions
-from .mentions import Mentions, changed_names, module_names, names_in
+from .mentions import Mentions, changed_names, module_names, name_parts, names_in
 from .model import Extraction, FileEntry
 from .resolve import Resolver
 from .splice import Piece, splice
@@ -42,7 +41,6 @@ __all__ = ["Delta", "delta", "interface", "patch", "prepare", "widen"]
 # Above this many files to resolve again, a full build is as fast and simpler.
 MAX_REACH = 400
 _NOTHING = Extraction((), (), (), 0, "")  # the side of a file that does not exist
-_PATH_PARTS = re.compile(r"[^/.]+")
 
 
 @dataclass
@@ -100,7 +98,7 @@ def widen(change: Delta, tables: Tables, mentions: Callable[[], Mentions],
     added = change.added
     # A file that appears or goes also changes what its path names (a module, a package
     # directory, a relative import's target), and paths are named by their parts.
-    paths = {part for path in added for part in _PATH_PARTS.findall(path)}
+    paths = {part for path in added for part in name_parts(path)}
     reach = reach_of(moved, change.before, change.fresh, mentions(), load, paths, added)
     if reach is None or not update_tables(tables, moved, change.before, change.fresh, reach,
                                           load):
@@ -180,8 +178,8 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
     exporters = set(moved_paths)
     while True:
         reach = index.files(names)
+        through = set().union(*(module_names(p) for p in exporters))
         if bound:
-            through = set().union(*(module_names(p) for p in exporters))
             reach |= index.files(bound) & index.files(through)
         reach -= moved_paths
         if len(reach) > MAX_REACH:
@@ -189,12 +187,12 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
         grown = False
         for path in sorted(reach):
             for imp in load(path).imports:
-                written = set(_PATH_PARTS.findall(f"{imp.module}.{imp.name}"))
+                written = set(name_parts(f"{imp.module}.{imp.name}"))
                 if imp.alias and imp.alias not in names and names & written:
                     names.add(imp.alias)  # an alias re-exports a changed name
                     grown = True
                 if path not in exporters and (imp.name == "*" or bound & written) and (
-                        written & set().union(*(module_names(p) for p in exporters))):
+                        written & through):
                     exporters.add(path)  # it binds what a changed module binds
                     bound.update([imp.alias] if imp.alias else ())
                     grown = True

@@ -34,6 +34,11 @@ def names_in(extraction: Extraction) -> set[str]:
     return found
 
 
+def name_parts(text: str) -> list[str]:
+    """The parts a written name or path is made of (`a.b`, `a::b`, `a/b.py`, `self.x=Y`)."""
+    return _PARTS.findall(text)
+
+
 def changed_names(before: Extraction, after: Extraction) -> tuple[set[str], set[str]]:
     """Names whose meaning an interface change of one file can alter elsewhere: what its
     definitions, imports and class attributes present on one side only are looked up by.
@@ -57,13 +62,13 @@ def changed_names(before: Extraction, after: Extraction) -> tuple[set[str], set[
     for module, name, alias in imports:
         # the bound name in every language: an alias, the member, or a module's first part
         # (Python `import a.b`) or last part (Go, JS, Rust defaults)
-        parts = _PARTS.findall(module)
-        bound.update([alias] if alias else _PARTS.findall(name)[-1:] if name
+        parts = name_parts(module)
+        bound.update([alias] if alias else name_parts(name)[-1:] if name
                      else parts[:1] + parts[-1:])
     assigns = {(r.name, r.scope) for r in before.refs if r.kind == "assign"} ^ {
         (r.name, r.scope) for r in after.refs if r.kind == "assign"}
     for name, _ in assigns:
-        found.update(_PARTS.findall(name.partition("=")[0])[-1:])
+        found.update(name_parts(name.partition("=")[0])[-1:])
     return found, bound
 
 
