@@ -10,7 +10,6 @@ as ghost nodes with the edges of the references that now point nowhere.
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from .index import Report, Tree, load_extractions
 from .languages import language_of
 from .mentions import Mentions
 from .model import Extraction, FileEntry, Symbol
-from .tables import LazyTable, Tables, class_attrs, family
+from .tables import Tables, family
 from .view import CompactView, MemoryView, View
 
 Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it
@@ -80,11 +79,10 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
         return change.fresh[path] if path in change.fresh else load(by_path[path])
 
     by_name, methods, bases = stored.tables
-    lang = {f.path: f.lang for f in files}
-    tables = Tables(lang, LazyTable(lambda p: {s.qualname: s for s in extraction(p).symbols}),
-                    LazyTable(lambda p: extraction(p).imports), defaultdict(list, by_name),
-                    defaultdict(list, methods), bases,
-                    LazyTable(lambda p: class_attrs(extraction(p))))
+    tables = Tables.loading({f.path: f.lang for f in files}, extraction)
+    tables.by_name.update(by_name)
+    tables.methods.update(methods)
+    tables.bases.update(bases)
     reach = widen(change, tables, mentions, extraction)
     if reach is None:
         return None

@@ -34,7 +34,7 @@ from .model import Extraction, FileEntry
 from .resolve import Resolver
 from .splice import Piece, splice
 from .store import GraphFile, file_line, link_line, node_line
-from .tables import LazyTable, Tables, class_attrs, family, interface
+from .tables import Tables, family, interface
 
 __all__ = ["Delta", "delta", "interface", "patch", "prepare", "widen"]
 
@@ -122,10 +122,7 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
             return change.fresh[path]
         return load_extractions(root, tree, [by_path[path]], config, Report())[path]
 
-    tables = Tables({f.path: f.lang for f in files},
-                    LazyTable(lambda p: {s.qualname: s for s in load(p).symbols}),
-                    LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
-                    {}, LazyTable(lambda p: class_attrs(load(p))))
+    tables = Tables.loading({f.path: f.lang for f in files}, load)
     tablestore.global_tables(root, config, old, tables, cache)
     index = functools.cache(lambda: tablestore.mentions(
         root, config, old.files, cache,
@@ -258,12 +255,16 @@ def _class_of(path: str, scope: str, extraction: Extraction) -> str:
 def prepare(root: Path, config: Config, graph: GraphFile) -> None:
     """Make sure the tables and the mentions index that fit graph.json are stored (after a
     checkout: the post-checkout hook pays for them, not the next commit)."""
-    tables = Tables({}, {}, {}, defaultdict(list), defaultdict(list), {}, {})
-    tables.lang.update((f.path, f.lang) for f in graph.files)
+    files = list(graph.files)
+    tree = Tree("graph.json", ())  # its blobs come from git's object store
+
+    def extractions() -> dict[str, Extraction]:
+        return load_extractions(root, tree, files, config, Report())
+
+    by_path = {f.path: f for f in files}
+    tables = Tables.loading({f.path: f.lang for f in files}, lambda p: load_extractions(
+        root, tree, [by_path[p]], config, Report())[p])
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     tablestore.global_tables(root, config, graph, tables, cache)
-    files = list(graph.files)
-    index = tablestore.mentions(
-        root, config, graph.files, cache,
-        lambda: load_extractions(root, Tree("graph.json", ()), files, config, Report()))
+    index = tablestore.mentions(root, config, graph.files, cache, extractions)
     tablestore.save_mentions(root, config, files, index)

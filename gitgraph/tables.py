@@ -55,6 +55,14 @@ class Tables:
                 tables.add_symbol(lang_family, f"{entry.path}::{symbol.qualname}", symbol.kind)
         return tables
 
+    @classmethod
+    def loading(cls, lang: dict[str, str], load: Callable[[str], Extraction]) -> Tables:
+        """Tables of a tree whose per-file entries are loaded on first use (`load` gives a
+        path's extraction); the global name tables start empty, for a stored copy."""
+        return cls(lang, LazyTable(lambda p: {s.qualname: s for s in load(p).symbols}),
+                   LazyTable(lambda p: load(p).imports), defaultdict(list), defaultdict(list),
+                   {}, LazyTable(lambda p: class_attrs(load(p))))
+
     def layout(self) -> Layout:
         """Files by (directory, language family), and Python module names → files; computed
         once per set of paths and languages."""
