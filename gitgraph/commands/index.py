@@ -14,6 +14,7 @@ from gitgraph import git, incremental, sealed, store, tablestore
 from gitgraph.config import Config
 from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
 from gitgraph.model import FileEntry
+from gitgraph.splice import Piece
 
 log = logging.getLogger("gitgraph")
 
@@ -35,9 +36,16 @@ def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> store.GraphLin
     return store.to_lines(graph, files, config)
 
 
-def _write_if_changed(path: Path, lines: store.GraphLines) -> bool:
-    """Write graph.json piece by piece, leaving it untouched when the bytes are the same."""
-    return store.write_atomic(path, store.chunks(lines), unless_equal=True)
+def _write(root: Path, path: Path, content: store.GraphLines | list[Piece]) -> bool:
+    """Write graph.json (whole lines piece by piece, left untouched when the bytes are the
+    same; or spliced pieces) and remember its stat: the next run need not scan it whole."""
+    if isinstance(content, store.GraphLines):
+        written = store.write_atomic(path, store.chunks(content), unless_equal=True)
+    else:
+        written = store.write_atomic(path, content)
+    if written:
+        sealed.dump(_checked_file(root, path), store.stat_of(path))
+    return written
 
 
 def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> int:
@@ -48,8 +56,7 @@ def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> in
     # -o is relative to where the user stands (-C included); the configured path to the root
     path = cwd / output if output else root / config.graph
     with store.locked(_lock(root)):
-        if _write_if_changed(path, _full(root, tree, config, quiet=False)):
-            sealed.dump(_checked_file(root, path), store.stat_of(path))
+        _write(root, path, _full(root, tree, config, quiet=False))
     return 0
 
 
@@ -88,13 +95,11 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
             if old is not None and old.header == store.header(config) and not merging:
                 pieces = incremental.patch(root, config, old, tree, files)
             if pieces is not None:
-                written = store.write_atomic(path, pieces)
+                written = _write(root, path, pieces)
                 if not quiet:
                     print("gitgraph: updated graph.json incrementally", file=sys.stderr)
             else:
-                written = _write_if_changed(path, _full(root, tree, config, quiet))
-            if written:
-                sealed.dump(_checked_file(root, path), store.stat_of(path))
+                written = _write(root, path, _full(root, tree, config, quiet))
         tracked = any(e.path == config.graph for e in tree.entries)
         if stage and (written or _unstaged(root, config.graph, tracked)):
             git.stage_file(root, config.graph)
