@@ -36,11 +36,10 @@ def global_tables(root: Path, config: Config, graph: GraphFile, tables: Tables,
                    cache: BlobCache) -> None:
     """Fill the global tables for graph.json's tree: the stored ones when they fit it, else
     read from its records (and stored for next time)."""
-    stored = _file(root, config, "tables")
-    if not _load_tables(tables, stored, graph.files, cache):
+    if not _load_tables(tables, _file(root, config, "tables"), graph.files, cache):
         log.info("update: no stored tables fit graph.json; reading them from its records")
         _read_tables(tables, graph)
-        save_tables(stored, graph.files, tables)
+        remember_tables(root, config, graph.files, tables)
 
 
 def _file(root: Path, config: Config, what: str) -> Path:
@@ -48,18 +47,13 @@ def _file(root: Path, config: Config, what: str) -> Path:
     return git.common_dir(root) / "gitgraph" / f"{what}-{digest}.bin"
 
 
-def save_tables(path: Path, files: Iterable[FileEntry], tables: Tables) -> None:
-    """Keep a tree's global name tables (with its file table) for later incremental updates."""
-    layout = tables.layout()
-    sealed.dump(path, (_FORMAT, tuple(tuple(f) for f in files), dict(tables.by_name),
-                       dict(tables.methods), tables.bases, dict(layout.dir_files),
-                       layout.py_modules))
-
-
 def remember_tables(root: Path, config: Config, files: Iterable[FileEntry], tables: Tables
                     ) -> None:
-    """Keep the tables of a tree (see save_tables)."""
-    save_tables(_file(root, config, "tables"), files, tables)
+    """Keep a tree's global name tables (with its file table) for later incremental updates."""
+    layout = tables.layout()
+    sealed.dump(_file(root, config, "tables"),
+                (_FORMAT, tuple(tuple(f) for f in files), dict(tables.by_name),
+                 dict(tables.methods), tables.bases, dict(layout.dir_files), layout.py_modules))
 
 
 def _load_tables(tables: Tables, path: Path, files: tuple[FileEntry, ...], cache: BlobCache
