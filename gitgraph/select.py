@@ -20,8 +20,6 @@ from .model import Change, Impact, ImpactNode
 BODY_SHARE = 0.5  # a changed body larger than this share of the budget is shown as a hunk
 IMPACTED_BODY_SHARE = 0.2  # an impacted node's body may take at most this share
 MAX_CANDIDATES = 300
-MAX_TESTS = 200  # defaults of config weights max_tests / tests_share
-TESTS_SHARE = 0.6
 
 Render = Callable[[Impact], str]
 Count = Callable[[str], int]
@@ -75,7 +73,7 @@ def to_impact_node(c: Candidate, resolution: str, text: str) -> ImpactNode:
 
 def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
            edges: Mapping[tuple[str, str], str], render: Render, count: Count,
-           tests_share: float = TESTS_SHARE, max_tests: int = MAX_TESTS) -> Impact:
+           tests_share: float, max_tests: int) -> Impact:
     """Fill `frame` (header, seeds, tests) with nodes under `frame.budget` tokens.
 
     Changed symbols are placed first, then as many of the ranked tests as fit in
