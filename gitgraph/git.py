@@ -152,18 +152,21 @@ def ls_tree(root: Path, commit: str) -> list[TreeEntry]:
 
 def ls_index(root: Path) -> list[TreeEntry]:
     """Stage-0 entries of the index; conflicted paths take their 'ours' stage (2)."""
-    out = run(root, "ls-files", "-s", "-z")
-    chosen: dict[str, tuple[int, TreeEntry]] = {}
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        mode, blob, stage = meta.decode().split(" ")
-        path = os.fsdecode(raw_path)
-        rank = {"0": 0, "2": 1, "3": 2, "1": 3}[stage]
-        if path not in chosen or rank < chosen[path][0]:
-            chosen[path] = (rank, TreeEntry(mode, blob, path))
-    return [entry for _, entry in sorted(chosen.values(), key=lambda item: item[1].path)]
+    # "<mode> <blob> <stage>\t<path>" per record; decoded at once (the hook's hot path)
+    entries = []
+    conflicted = False
+    for record in os.fsdecode(run(root, "ls-files", "-s", "-z")).split("\0")[:-1]:
+        meta, _, path = record.partition("\t")
+        conflicted = conflicted or meta[-1] != "0"
+        entries.append((meta[-1], TreeEntry(meta[:6], meta[7:-2], path)))
+    if conflicted:
+        rank = {"0": 0, "2": 1, "3": 2, "1": 3}
+        chosen: dict[str, tuple[int, TreeEntry]] = {}
+        for stage, entry in entries:
+            if entry.path not in chosen or rank[stage] < chosen[entry.path][0]:
+                chosen[entry.path] = (rank[stage], entry)
+        entries = [("0", entry) for _, entry in chosen.values()]
+    return sorted((entry for _, entry in entries), key=lambda entry: entry.path)
 
 
 def worktree_entries(root: Path) -> list[TreeEntry]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 
 QUERY_DIR = Path(__file__).parent / "queries"
@@ -28,9 +27,15 @@ LANGUAGES: tuple[str, ...] = tuple(sorted(set(EXTENSIONS.values())))
 
 def language_of(path: str) -> str | None:
     """The language of a repo-relative path, by extension; None when unsupported."""
+    # posixpath.splitext's rule (leading dots of a name start no extension), inlined: the
+    # hook asks this of every tracked file
+    start = path.rfind("/") + 1
+    dot = path.rfind(".")
+    if dot <= start or not path[start:dot].lstrip("."):
+        return None
     if path.endswith(".d.ts"):
         return "typescript"
-    return EXTENSIONS.get(posixpath.splitext(path)[1].lower())
+    return EXTENSIONS.get(path[dot:].lower())
 
 
 def query_path(lang: str) -> Path:
