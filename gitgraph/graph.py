@@ -18,7 +18,7 @@ from .tables import Tables
 
 # Bump when graph building changes its output for the same extractions: graph.json's
 # header and the stored view carry it (see graph_digest), so old ones are rebuilt.
-GRAPH_VERSION = "7"
+GRAPH_VERSION = "8"
 
 # When two kinds of edge join the same pair, the record keeps the most telling one.
 EDGE_PRIORITY = ("inherits", "tests", "calls", "imports", "contains")

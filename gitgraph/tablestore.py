@@ -29,7 +29,7 @@ _FORMAT = 3  # of the stored tables and mentions
 # Stored tables serve a tree whose files differ from theirs by at most this many (each
 # difference costs two cache reads to prove the interface equal, or to update mentions).
 MAX_REUSE_CHECKS = 200
-_INHERITS = b',"kind":"inherits",'
+_INHERITS = b',"kind":"inherits"'  # then '}' or ',"weight"'
 
 
 def global_tables(root: Path, config: Config, graph: GraphFile, tables: Tables,

@@ -444,6 +444,26 @@ def test_interface_changes_reach_every_affected_file(repo: Repo, tmp_path: Path)
                     "shop/models.py::Item.price") in found
 
 
+def test_tables_read_from_graph_json_records_know_base_classes(repo: Repo) -> None:
+    """With no stored tables, an update reads them from graph.json's records, inheritance
+    links included (written with and without a weight): `super().price()` needs them."""
+    for path, text in SHOP.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    assert repo.run_cli("update", "--staged")[0] == 0
+    assert b'"kind":"inherits"}' in repo.read(GRAPH)  # the weight of 1 left out
+    for stored in (repo.path / ".git" / "gitgraph").glob("tables-*.bin"):
+        stored.unlink()
+    special = repo.read("shop/special.py").decode()
+    repo.write("shop/special.py", special.replace("price() * 2", "price() * 3"))
+    repo.git("add", "shop/special.py")
+    code, _, err = repo.gitgraph("-v", "update", "--staged")
+    assert code == 0 and "incrementally" in err and "no stored tables fit" in err
+    assert repo.read(GRAPH) == cold_build(repo.path)
+    assert ("calls", "shop/special.py::Special.price", "shop/models.py::Item.price") in links(
+        load_graph(repo))
+
+
 def test_stored_tables_are_reused_only_while_every_interface_matches(
     repo: Repo, tmp_path: Path
 ) -> None:

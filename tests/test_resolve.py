@@ -29,7 +29,7 @@ def index(repo: Repo, files: dict[str, str]) -> Edges:
     code, _, err = repo.run_cli("index", "--rev", "HEAD")
     assert code == 0, err
     graph = json.loads(repo.read(GRAPH))
-    return {(link["source"], link["target"]): (link["kind"], link["weight"])
+    return {(link["source"], link["target"]): (link["kind"], link.get("weight", 1.0))
             for link in graph["links"] if link["kind"] != "contains"}
 
 
