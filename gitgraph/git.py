@@ -236,6 +236,7 @@ class RawChange(NamedTuple):
     new_blob: str
     old_path: str
     new_path: str
+    new_mode: str  # "000000" when deleted
 
 
 _DIFF_RAW = ("diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff")
@@ -267,7 +268,7 @@ def parse_diff_raw(out: bytes) -> list[RawChange]:
         else:
             new_path = old_path
             i += 2
-        changes.append(RawChange(status, meta[2], meta[3], old_path, new_path))
+        changes.append(RawChange(status, meta[2], meta[3], old_path, new_path, meta[1]))
     return changes
 
 

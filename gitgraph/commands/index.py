@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -12,7 +13,7 @@ from typing import NamedTuple
 from gitgraph import config as config_mod
 from gitgraph import git, incremental, sealed, store, tablestore
 from gitgraph.config import Config
-from gitgraph.index import Report, Tree, build_tree_graph, snapshot, source_files
+from gitgraph.index import Report, Tree, build_tree_graph, prefetch_staged, snapshot, source_files
 from gitgraph.model import FileEntry
 from gitgraph.splice import Piece
 
@@ -80,7 +81,9 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     path = root / config.graph
-    with store.locked(_lock(root)):
+    parsed = prefetch_staged(root, config) if staged else lambda: None
+    with store.locked(_lock(root)), contextlib.ExitStack() as reap:
+        reap.callback(parsed)
         # Read under the lock: a concurrent writer may just have brought it up to date.
         tree = snapshot(root, staged=staged)
         files = source_files(tree, config, Report())
@@ -91,6 +94,7 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
         opened = _open(root, path)
         old = opened.graph
         if _stale(opened, files, config) is not None or merging:
+            parsed()
             pieces = None
             if old is not None and old.header == store.header(config) and not merging:
                 pieces = incremental.patch(root, config, old, tree, files)
