@@ -12,6 +12,7 @@ per hook run), a write merges the small ones.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import marshal
@@ -19,6 +20,7 @@ import os
 import shutil
 import struct
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -38,6 +40,7 @@ _MAGIC = b"gitgraph-pack-3\n"
 _CHECK = 16
 _HEADER = len(_MAGIC) + _CHECK + 8
 MAX_PACKS = 16  # a write that finds this many packs merges them into one
+ORPHAN_SECONDS = 3600  # a pack's temp file this old belongs to a writer that was killed
 
 class Damaged(ValueError):
     """A cache entry or pack whose bytes are not what was written."""
@@ -194,7 +197,8 @@ class BlobCache:
         return packs
 
     def _prune(self) -> None:
-        """Drop directories of other extractor digests (a foreign-version cache)."""
+        """Drop directories of other extractor digests (a foreign-version cache), and the
+        temp files of writers killed mid-write (a live one renames its file within seconds)."""
         self._pruned = True
         if not self.top.is_dir():
             return
@@ -202,6 +206,11 @@ class BlobCache:
             if child != self.dir and child.is_dir():
                 log.info("cache: discarding %s (other extractor version)", child.name)
                 shutil.rmtree(child, ignore_errors=True)
+        stale = time.time() - ORPHAN_SECONDS
+        for tmp in self.dir.glob(".tmp-*"):
+            with contextlib.suppress(OSError):
+                if tmp.stat().st_mtime < stale:
+                    tmp.unlink()
 
 
 def _sound(entry: bytes) -> bool:

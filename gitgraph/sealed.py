@@ -7,6 +7,8 @@ are verified before they are unmarshalled.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import logging
 import marshal
 import os
@@ -23,6 +25,7 @@ _CHECK = 4  # bytes of CRC-32: a cheap check (these files are hot) that catches 
 
 def dump(path: Path, value: Any) -> None:
     """Store `value` (marshal-able); a failure is logged, never raised."""
+    remove_orphans(path)
     payload = marshal.dumps(value)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -48,3 +51,27 @@ def load(path: Path) -> Any | None:
             return marshal.loads(payload)
     except (ValueError, EOFError, TypeError):
         return None
+
+
+def remove_orphans(path: Path) -> None:
+    """Temp files `.NAME.PID.*tmp` beside `path` left by writers that were killed (their pid
+    is gone)."""
+    try:
+        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return
+    for tmp in candidates:
+        pid = tmp.name[len(path.name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

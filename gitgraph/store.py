@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import glob
 import hashlib
 import json
 import mmap
@@ -29,6 +28,7 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
+from . import sealed
 from .config import Config
 from .errors import GitGraphError
 from .extract import extractor_digest
@@ -142,7 +142,7 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
     With `unless_equal`, a payload identical to the file's bytes leaves the file untouched
     (not even its mtime); returns whether it was replaced.
     """
-    _remove_orphans(path)
+    sealed.remove_orphans(path)
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -187,29 +187,6 @@ def _digest(path: Path) -> bytes | None:
     except OSError:
         return None
     return digest.digest()
-
-
-def _remove_orphans(path: Path) -> None:
-    """Temp files left by writers that were killed (their pid is gone): never committed."""
-    try:
-        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
-    except OSError:
-        return
-    for tmp in candidates:
-        pid = tmp.name[len(path.name) + 2:].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @contextlib.contextmanager

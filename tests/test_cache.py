@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
-from gitgraph.cache import MAX_PACKS, BlobCache, encode
+from gitgraph.cache import MAX_PACKS, ORPHAN_SECONDS, BlobCache, encode
 from gitgraph.model import Extraction, Import, Ref, Symbol
 
 
@@ -57,3 +59,16 @@ def test_a_pack_cut_short_loses_only_the_entries_past_the_cut(tmp_path: Path) ->
     assert pack not in packs(tmp_path) and len(packs(tmp_path)) == 1
     cache = BlobCache(tmp_path, "d")
     assert [cache.get(blob(n), "python") for n in range(20)] == [extraction(n) for n in range(20)]
+
+
+def test_temp_files_of_killed_writers_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    put_many(tmp_path, range(3))
+    [directory] = {p.parent for p in packs(tmp_path)}
+    orphan, live = directory / ".tmp-killed", directory / ".tmp-writing"
+    orphan.write_bytes(b"half a pack")
+    live.write_bytes(b"being written")
+    old = time.time() - ORPHAN_SECONDS - 60
+    os.utime(orphan, (old, old))
+    put_many(tmp_path, range(3, 6))
+    assert not orphan.exists() and live.exists()
+    assert BlobCache(tmp_path, "d").get(blob(4), "python") == extraction(4)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from hookrepo import GITGRAPH, GRAPH
 
-from gitgraph import store
+from gitgraph import sealed, store
 from gitgraph.commands.index import refresh
 
 if TYPE_CHECKING:
@@ -176,4 +176,12 @@ def test_orphaned_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None
     live.write_bytes(b"in progress")
     store.write_atomic(graph, b"{}\n")
     assert graph.read_bytes() == b"{}\n"
+    assert not orphan.exists() and live.exists()
+    # the same for the caches beside the blob cache (tables, views: megabytes each)
+    tables = tmp_path / "tables-x.bin"
+    orphan, live = (tmp_path / f".tables-x.bin.{pid}.tmp" for pid in (dead.pid, os.getppid()))
+    orphan.write_bytes(b"torn")
+    live.write_bytes(b"in progress")
+    sealed.dump(tables, {"a": 1})
+    assert sealed.load(tables) == {"a": 1}
     assert not orphan.exists() and live.exists()
