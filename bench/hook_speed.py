@@ -10,7 +10,8 @@ commits: graph.json is the one the hook wrote for the last commit.
 - body: a statement added inside a function of each file (the incremental splice);
 - body after checkout: the same, but first `git checkout` rewrote graph.json (as a branch
   switch or pull does), so the hook scans the whole file once before trusting it;
-- interface: a function appended to each file (no splice possible: a rebuild from the cache);
+- interface: a function appended to each file (spliced too: the files that mention its
+  name are resolved again);
 - docs only: README.rst edited (no source file changed: graph.json is not rewritten).
 
 A report, not a test: a missed target prints ✗ and still exits 0; exit 1 means a run failed.
