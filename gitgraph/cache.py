@@ -17,9 +17,7 @@ import hashlib
 import logging
 import marshal
 import os
-import shutil
 import struct
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -202,6 +200,8 @@ class BlobCache:
         self._pruned = True
         if not self.top.is_dir():
             return
+        import shutil  # rarely needed: not on the hook's path
+
         for child in self.top.iterdir():
             if child != self.dir and child.is_dir():
                 log.info("cache: discarding %s (other extractor version)", child.name)
@@ -267,12 +267,12 @@ def _write_pack(directory: Path, entries: dict[str, bytes]) -> Path:
                      struct.pack("<Q", len(raw)), raw, *entries.values()])
     path = directory / f"{hashlib.blake2b(data, digest_size=10).hexdigest()}.pack"
     directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    tmp = directory / f".tmp-{os.getpid()}-{os.urandom(4).hex()}"
     try:
-        with os.fdopen(fd, "wb") as handle:
+        with open(tmp, "xb") as handle:
             handle.write(data)
         os.replace(tmp, path)
     except OSError:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return path

@@ -21,7 +21,6 @@ import hashlib
 import json
 import mmap
 import os
-import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -143,7 +142,7 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
     (not even its mtime); returns whether it was replaced.
     """
     sealed.remove_orphans(path)
-    tmp = str(path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies, as for git
