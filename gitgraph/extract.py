@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import re
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from . import __version__
@@ -53,13 +55,9 @@ _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
 @functools.cache
 def extractor_digest(max_bytes: int) -> str:
     """Digest of everything that shapes extraction output (the blob cache's second key)."""
-    import tree_sitter
-    import tree_sitter_language_pack
-
     h = hashlib.blake2b(digest_size=8)
     versions = (EXTRACTOR_VERSION, __version__, str(max_bytes), str(MINIFIED_LINE_CHARS),
-                getattr(tree_sitter, "__version__", ""),
-                getattr(tree_sitter_language_pack, "__version__", ""))
+                _installed("tree_sitter"), _installed("tree_sitter_language_pack"))
     h.update("\0".join(versions).encode())
     for lang in LANGUAGES:
         if query_path(lang).exists():
@@ -67,13 +65,55 @@ def extractor_digest(max_bytes: int) -> str:
     return h.hexdigest()
 
 
+def _installed(package: str) -> str:
+    """The installed version of the distribution of a top-level package, from the name of
+    its `.dist-info` folder: without importing it (the language pack has no __version__,
+    and importing it loads three grammars) and without a scan of every installed package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return ""
+    found = sorted(p.name[len(package) + 1:-len(".dist-info")]
+                   for p in Path(spec.origin).parent.parent.glob(f"{package}-*.dist-info"))
+    if found:
+        return ",".join(found)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # another layout (an egg, a zip): ask the slower way
+        return version(package)
+    except PackageNotFoundError:
+        return ""
+
+
+def _language(lang: str) -> Any:
+    """A grammar of tree-sitter-language-pack, loaded from its `bindings/` extension module
+    directly: importing the package first loads ctypes and three other grammars (~10 ms of a
+    hook's 0.5 s). Another layout falls back to the package's own `get_language`."""
+    import importlib.machinery
+
+    import tree_sitter
+
+    spec = importlib.util.find_spec("tree_sitter_language_pack")
+    if spec is not None and spec.origin is not None:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(spec.origin).parent / "bindings" / f"{lang}{suffix}"
+            if path.is_file():
+                name = f"tree_sitter_language_pack.bindings.{lang}"
+                loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+                module = importlib.util.module_from_spec(
+                    importlib.util.spec_from_loader(name, loader))  # type: ignore[arg-type]
+                loader.exec_module(module)
+                return tree_sitter.Language(module.language())
+    import tree_sitter_language_pack
+
+    return tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
+
+
 @functools.cache
 def _tools(lang: str) -> tuple[Any, Any, dict[tuple[str, ...], _Plan]]:
     """A language's parser, its compiled tags query, and the match plans worked out so far."""
     import tree_sitter
-    import tree_sitter_language_pack
 
-    language = tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
+    language = _language(lang)
     query = tree_sitter.Query(language, query_text(lang))
     return tree_sitter.Parser(language), query, {}
 

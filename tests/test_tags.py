@@ -12,6 +12,7 @@ import difflib
 import inspect
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -79,6 +80,27 @@ def test_every_language_has_a_golden_case() -> None:
 def test_query_compiles_and_accepts_empty_input(lang: str) -> None:
     assert query_path(lang).exists()
     assert run("", lang) == Extraction((), (), (), 0, "")
+
+
+def test_grammar_versions_are_part_of_the_cache_key() -> None:
+    """A new grammar release must invalidate cached extractions: the digest reads both
+    packages' installed versions (the language pack has no __version__ to read)."""
+    from importlib.metadata import version
+
+    from gitgraph.extract import _installed
+
+    assert _installed("tree_sitter") == version("tree-sitter")
+    assert _installed("tree_sitter_language_pack") == version("tree-sitter-language-pack")
+
+
+def test_grammars_load_without_importing_the_language_pack() -> None:
+    # importing the package loads ctypes and three unused grammars: ~10 ms of every hook
+    script = ("import sys\nfrom gitgraph.extract import extract\nfrom gitgraph.languages import "
+              "LANGUAGES\nfor lang in LANGUAGES:\n    extract(b'x', lang, 1000)\n"
+              "print('tree_sitter_language_pack' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout == "False\n"
 
 
 def test_tsx_query_is_typescript_plus_jsx() -> None:
