@@ -273,7 +273,11 @@ def parse_diff_raw(out: bytes) -> list[RawChange]:
 
 
 def stage_file(root: Path, path: str) -> None:
-    """`git add -- path` (used by the hook to carry graph.json in the commit)."""
+    """`git add -- path` (used by the hook to carry graph.json in the commit); a big file's
+    blob is stored first on both cores (see loose.py), and git then only hashes it."""
+    from . import loose
+
+    loose.prime(common_dir(root), root / path)
     run(root, "add", "--", path)
 
 
