@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 
 QUERY_DIR = Path(__file__).parent / "queries"
@@ -30,7 +29,14 @@ def language_of(path: str) -> str | None:
     """The language of a repo-relative path, by extension; None when unsupported."""
     if path.endswith(".d.ts"):
         return "typescript"
-    return EXTENSIONS.get(posixpath.splitext(path)[1].lower())
+    # posixpath.splitext's extension, without its cost (this runs for every tracked file):
+    # from the last dot, when the file name has another character before it (".py" has none)
+    dot = path.rfind(".")
+    lang = EXTENSIONS.get(path[dot:].lower()) if dot >= 0 else None
+    if lang is None:
+        return None
+    name = path.rfind("/") + 1  # an extension holds no "/": its dot is in the file name
+    return lang if path[name:dot].strip(".") else None
 
 
 def query_path(lang: str) -> Path:
