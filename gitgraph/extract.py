@@ -71,11 +71,19 @@ def extractor_digest(max_bytes: int) -> str:
 def _tools(lang: str) -> tuple[Any, Any, dict[tuple[str, ...], _Plan]]:
     """A language's parser, its compiled tags query, and the match plans worked out so far."""
     import tree_sitter
+
+    parser = _parser(lang)
+    return parser, tree_sitter.Query(parser.language, query_text(lang)), {}
+
+
+@functools.cache
+def _parser(lang: str) -> Any:
+    """A language's parser alone: compiling its tags query costs more (20-50 ms for Python)
+    than `code_digests` spends parsing."""
+    import tree_sitter
     import tree_sitter_language_pack
 
-    language = tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
-    query = tree_sitter.Query(language, query_text(lang))
-    return tree_sitter.Parser(language), query, {}
+    return tree_sitter.Parser(tree_sitter_language_pack.get_language(lang))  # type: ignore[arg-type]
 
 
 def prepare(langs: set[str]) -> None:
@@ -435,7 +443,7 @@ def _text(node: Any) -> str:
 def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list[str]:
     """Per line span, a digest of its code tokens without comments or layout, so a change
     that only touches whitespace or comments keeps the same digest."""
-    parser = _tools(lang)[0]
+    parser = _parser(lang)
     root = parser.parse(source).root_node
     digests = []
     for start, end in spans:
