@@ -45,7 +45,7 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
             for key in class_tests(view, node):
                 _put(order, key, (-own, -value, 0))
     reached = _reachable(view, seeds)
-    if limit is None or name_weight <= -1.0:  # (a factor <= 0 would move ranked ids past them)
+    if limit is None or name_weight <= -1.0:  # (a factor <= 0: ranked ids no longer come first)
         for node_id, depth in reached:
             _add(order, view, ranking, node_id, 0.0, depth)
     else:
@@ -200,19 +200,9 @@ def class_tests(view: View, node: dict[str, Any]) -> list[str]:
 
 
 def _reachable(view: View, seeds: list[str]) -> list[tuple[str, int]]:
-    seen = set(seeds)
-    queue = deque((seed, 0) for seed in sorted(seeds))
-    found = []
-    while queue:
-        node, depth = queue.popleft()
-        if depth >= REACH_DEPTH:
-            continue
-        for source in sorted(view.sources(node)):  # the order of sorted incoming edges
-            if source not in seen:
-                seen.add(source)
-                found.append((source, depth + 1))
-                queue.append((source, depth + 1))
-    return found
+    """Dependents within REACH_DEPTH arcs with their distance, nearest first (the order
+    within one distance does not matter: each id keeps its best rank)."""
+    return view.dependents(seeds, REACH_DEPTH)
 
 
 def runnable(view: View, node: dict[str, Any]) -> list[str]:

@@ -172,8 +172,7 @@ def test_stored_view_reads_back_the_graph(project: Repo, tmp_path: Path) -> None
         assert view.node(node) is view.node(node)  # decoded once
         assert sorted(view.incoming(node)) == sorted(memory.incoming(node))
         assert sorted(view.outgoing(node)) == sorted(memory.outgoing(node))
-        assert view.sources(node) == [source for source, _, _ in view.incoming(node)]
-        assert sorted(view.sources(node)) == sorted(memory.sources(node))
+        assert sorted(view.dependents([node], 3)) == sorted(memory.dependents([node], 3))
         assert view.is_test(node) == memory.is_test(node) == bool(shown(memory.node(node)
                                                                           or {})["test"])
     assert view.tables == (dict(built.tables.by_name), dict(built.tables.methods),
