@@ -17,7 +17,7 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -26,7 +26,9 @@ from .model import FileEntry
 from .tables import Tables
 
 Edge = tuple[str, str, float]  # (other node, kind, weight)
+Arc = tuple[str, float, str]  # (other node, weighted weight, reason)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
+_USES = tuple("uses:" + kind for kind in KINDS)
 # Stored view: magic (with the layout version), the section sizes and their CRC-32, the CRC-32
 # of each section, then the sections, each at a multiple of 8 bytes: files, node ids, node
 # attribute columns, the incoming and the outgoing CSR arrays (offsets, others, kinds,
@@ -64,6 +66,12 @@ class View(Protocol):
     def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
         """Nodes from which a path of at most `depth` edges leads to a seed, each with the
         length of the shortest: nearest first, in no particular order within a length."""
+
+    def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
+                 ) -> list[Arc]:
+        """Edges into a node as (source, factors[kind] × weight, kind) and, when `forward`
+        is positive, edges out of it as (target, factors[kind] × weight × forward,
+        "uses:" + kind); a kind without a factor has 0. In no particular order."""
 
     def is_test(self, node_id: str) -> bool:
         """Whether the node exists and is a test (cheaper than `node()`)."""
@@ -103,6 +111,15 @@ class MemoryView:
             found += [(node, distance) for node in reached]
             level = reached
         return found
+
+    def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
+                 ) -> list[Arc]:
+        arcs = [(source, factors.get(kind, 0.0) * weight, kind)
+                for source, kind, weight in self.incoming(node_id)]
+        if forward > 0:
+            arcs += [(target, factors.get(kind, 0.0) * weight * forward, "uses:" + kind)
+                     for target, kind, weight in self.outgoing(node_id)]
+        return arcs
 
     def is_test(self, node_id: str) -> bool:
         return bool(self.graph.nodes.get(node_id, {}).get("test"))
@@ -209,6 +226,33 @@ class CompactView:
             found += [(node, distance) for node in reached]
             level = reached
         return found
+
+    def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
+                 ) -> list[Arc]:
+        # MemoryView's arcs, from the stored rows without making their edges first (the
+        # ranking asks for those of every node it pushes through, tens of thousands):
+        # the rows of incoming(node_id) and outgoing(node_id), see _edges.
+        arcs = [(source, factors.get(kind, 0.0) * weight, kind)
+                for source, kind, weight in self._extra_in.get(node_id, ())]
+        if forward > 0:
+            arcs += [(target, factors.get(kind, 0.0) * weight * forward, "uses:" + kind)
+                     for target, kind, weight in self._extra_out.get(node_id, ())]
+        i = self.index.get(node_id)
+        if i is None:
+            return arcs
+        ids, dropped = self.ids, self._dropped
+        by_kind = [factors.get(kind, 0.0) for kind in KINDS]
+        offsets, others, kinds, weights = self._in
+        start, end = offsets[i], offsets[i + 1]
+        rows = zip(others[start:end], kinds[start:end], weights[start:end], strict=True)
+        arcs += [(ids[o], by_kind[k] * weight, KINDS[k]) for o, k, weight in rows
+                 if o not in dropped]
+        if forward > 0 and i not in dropped:
+            offsets, others, kinds, weights = self._out
+            start, end = offsets[i], offsets[i + 1]
+            rows = zip(others[start:end], kinds[start:end], weights[start:end], strict=True)
+            arcs += [(ids[o], by_kind[k] * weight * forward, _USES[k]) for o, k, weight in rows]
+        return arcs
 
     def is_test(self, node_id: str) -> bool:
         found = self._nodes.get(node_id)
