@@ -113,9 +113,17 @@ def _tools(lang: str) -> tuple[Any, Any, dict[tuple[str, ...], _Plan]]:
     """A language's parser, its compiled tags query, and the match plans worked out so far."""
     import tree_sitter
 
-    language = _language(lang)
-    query = tree_sitter.Query(language, query_text(lang))
-    return tree_sitter.Parser(language), query, {}
+    parser = _parser(lang)
+    return parser, tree_sitter.Query(parser.language, query_text(lang)), {}
+
+
+@functools.cache
+def _parser(lang: str) -> Any:
+    """A language's parser alone: compiling its tags query costs more (20-50 ms for Python)
+    than `code_digests` spends parsing."""
+    import tree_sitter
+
+    return tree_sitter.Parser(_language(lang))
 
 
 def prepare(langs: set[str]) -> None:
@@ -475,7 +483,7 @@ def _text(node: Any) -> str:
 def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list[str]:
     """Per line span, a digest of its code tokens without comments or layout, so a change
     that only touches whitespace or comments keeps the same digest."""
-    parser = _tools(lang)[0]
+    parser = _parser(lang)
     root = parser.parse(source).root_node
     digests = []
     for start, end in spans:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import subprocess
@@ -171,10 +172,14 @@ def ls_index(root: Path) -> list[TreeEntry]:
 
 def worktree_entries(root: Path) -> list[TreeEntry]:
     """Tracked files as they are on disk: index ids, re-hashed where the file was modified."""
-    index = ls_index(root)
-    changed = {
-        os.fsdecode(p) for p in run(root, "diff-files", "-z", "--name-only").split(b"\0") if p
-    }
+    modified = started(root, "diff-files", "-z", "--name-only")  # stats every file meanwhile
+    try:
+        index = ls_index(root)
+    except BaseException:
+        with contextlib.suppress(GitGraphError):
+            modified()  # reaped, its error (if any) superseded by this one
+        raise
+    changed = {os.fsdecode(p) for p in modified().split(b"\0") if p}
     if not changed:
         return index
     present = [p for p in sorted(changed) if os.path.lexists(root / p)]

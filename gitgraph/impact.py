@@ -219,12 +219,12 @@ def _why(analysis: Analysis, node_id: str) -> tuple[str, ...]:
     return (f"{_WHY.get(kind, kind)} {previous}",)
 
 
-def impacted_tests(analysis: Analysis) -> list[str]:
-    """Runnable ids of the impacted tests, best first."""
+def impacted_tests(analysis: Analysis, limit: int | None = None) -> list[str]:
+    """Runnable ids of the impacted tests, best first (the first `limit` of them)."""
     seeds = [c.node for c in analysis.changes if analysis.view.node(c.node) is not None]
     return runnable_tests(analysis.view, analysis.ranking, seeds,
                           analysis.weights.get("class_tests", 0.0),
-                          analysis.weights.get("test_name", 0.0))
+                          analysis.weights.get("test_name", 0.0), limit)
 
 
 def untested(analysis: Analysis) -> list[str]:
@@ -262,10 +262,12 @@ def build_impact(analysis: Analysis, config: Config, budget: int, render: Callab
                  count: Callable[[str], int], code: bool) -> Impact:
     """The budgeted Impact for one rendering format."""
     changed, impacted = candidates(analysis, code)
+    max_tests = int(config.weights["max_tests"])
+    tests_shown = max_tests if max_tests >= 0 else None  # select shows tests[:max_tests]
     frame = Impact(
         base=analysis.sides.base, head=analysis.sides.head, budget=budget,
         encoding=config.encoding, seeds=tuple(sorted(c.node for c in analysis.changes)),
-        nodes=(), edges=(), tests=tuple(impacted_tests(analysis)),
+        nodes=(), edges=(), tests=tuple(impacted_tests(analysis, tests_shown)),
         changed_files=tuple(analysis.changed_paths),
         untested=tuple(untested(analysis)),
     )
@@ -273,4 +275,4 @@ def build_impact(analysis: Analysis, config: Config, budget: int, render: Callab
              for target, kind, _ in analysis.view.outgoing(node.node["id"])}
     return select(frame, changed, impacted, edges, render, count,
                   tests_share=config.weights["tests_share"],
-                  max_tests=int(config.weights["max_tests"]))
+                  max_tests=max_tests)

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 
 from .graph import Graph
 from .model import Change
-from .view import MemoryView, View
+from .view import Arc, MemoryView, View
 
 EPSILON = 2e-5  # residual per unit of out-weight left unpushed (top-20 stable vs 1e-6)
 MAX_PUSHES = 200_000
 
 
-Arc = tuple[str, float, str]  # (neighbour, weight, reason)
 
 
 class ImpactGraph:
@@ -47,12 +46,7 @@ class ImpactGraph:
         forward = weights.get("forward", 0.0)
 
         def neighbours(node: str) -> list[Arc]:
-            arcs = [(source, weights.get(kind, 0.0) * weight, kind)
-                    for source, kind, weight in view.incoming(node)]
-            if forward > 0:
-                arcs += [(target, weights.get(kind, 0.0) * weight * forward, "uses:" + kind)
-                         for target, kind, weight in view.outgoing(node)]
-            found = [a for a in arcs if a[1] > 0]
+            found = [a for a in view.weighted(node, weights, forward) if a[1] > 0]
             found.sort()  # in place: sorted() over a generator cost more than the sort
             return found
 

@@ -21,8 +21,10 @@ _JS = ("javascript", "typescript", "tsx")
 
 
 def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
-                   class_weight: float = 0.0, name_weight: float = 0.0) -> list[str]:
-    """Runnable ids: tests the ranking reached by score, then tests only reachable, nearest first.
+                   class_weight: float = 0.0, name_weight: float = 0.0,
+                   limit: int | None = None) -> list[str]:
+    """Runnable ids: tests the ranking reached by score, then tests only reachable, nearest first
+    (the first `limit` of them: the same ids, found without naming every reachable test).
 
     Reachability follows dependents (callers, tests, subclasses, importers, containers)
     from the changed symbols, so `pytest $(gitgraph diff --tests)` misses fewer tests
@@ -42,15 +44,67 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
         if node is not None and node["kind"] == "class":
             for key in class_tests(view, node):
                 _put(order, key, (-own, -value, 0))
-    for node_id, depth in _reachable(view, seeds):
-        _add(order, view, ranking, node_id, 0.0, depth)
+    reached = _reachable(view, seeds)
+    if limit is None or name_weight <= -1.0:  # (a factor <= 0: ranked ids no longer come first)
+        for node_id, depth in reached:
+            _add(order, view, ranking, node_id, 0.0, depth)
+    else:
+        _add_nearest(order, view, ranking, reached, limit)
     names = [w for w in map(_seed_words, seeds) if w]
     if name_weight and names:
         for key, (value, by_class, depth) in order.items():
+            if not value:  # only reachable: a factor leaves its 0 as it is
+                continue
             words = _words(key.rpartition("::")[2])
             if any(_contains(words, name) for name in names):
                 order[key] = (value * (1.0 + name_weight), by_class, depth)
-    return [k for k, _ in sorted(order.items(), key=lambda kv: (kv[1], kv[0]))]
+    return [k for k, _ in sorted(order.items(), key=lambda kv: (kv[1], kv[0]))][:limit]
+
+
+def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking: Ranking,
+                 reached: list[tuple[str, int]], limit: int) -> None:
+    """The reached tests whose ids can be among the first `limit`.
+
+    Reached ids rank after the ranked ones: first those of a class with a share of the
+    ranking's mass (by that share), then the others by depth. `reached` is in depth order, so
+    once `order` holds `limit` ids at the end of a depth, no deeper id of the second kind can
+    come before them; the first kind is listed in full. An id's class is its test's own class
+    or, for an inherited Python method, a subclass of it: only tests whose class is (a base
+    of) a class with a share are listed past that depth.
+    """
+    owners = _bases_of(view, [n for n in ranking.score
+                              if _own_share(ranking, n) * ranking.score[n]])
+    complete = False  # whether `order` holds every id that ranks within the limit so far
+    last = 0
+    for node_id, depth in reached:
+        if depth != last:
+            complete, last = len(order) >= limit, depth
+        if complete and not _may_share(view, node_id, owners):
+            continue
+        _add(order, view, ranking, node_id, 0.0, depth)
+
+
+def _bases_of(view: View, classes: list[str]) -> set[str]:
+    """`classes` and every class they inherit from, directly or not."""
+    found = set(classes)
+    queue = deque(classes)
+    while queue:
+        for base, kind, _ in view.outgoing(queue.popleft()):
+            if kind == "inherits" and base not in found:
+                found.add(base)
+                queue.append(base)
+    return found
+
+
+def _may_share(view: View, node_id: str, owners: set[str]) -> bool:
+    """Whether a test node may name a class in `owners` in its ids (see `runnable`): a Python
+    test's ids name its own class or (inherited methods) subclasses of it."""
+    if not view.is_test(node_id):
+        return False
+    node = view.node(node_id)
+    if node is None or "::" in node["path"] or language_of(node["path"]) != "python":
+        return True  # ids not made from the node's class: decided by `_add` itself
+    return f"{node['path']}::{node_id.rpartition('::')[2].rpartition('.')[0]}" in owners
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -146,19 +200,9 @@ def class_tests(view: View, node: dict[str, Any]) -> list[str]:
 
 
 def _reachable(view: View, seeds: list[str]) -> list[tuple[str, int]]:
-    seen = set(seeds)
-    queue = deque((seed, 0) for seed in sorted(seeds))
-    found = []
-    while queue:
-        node, depth = queue.popleft()
-        if depth >= REACH_DEPTH:
-            continue
-        for source in sorted(view.sources(node)):  # the order of sorted incoming edges
-            if source not in seen:
-                seen.add(source)
-                found.append((source, depth + 1))
-                queue.append((source, depth + 1))
-    return found
+    """Dependents within REACH_DEPTH arcs with their distance, nearest first (the order
+    within one distance does not matter: each id keeps its best rank)."""
+    return view.dependents(seeds, REACH_DEPTH)
 
 
 def runnable(view: View, node: dict[str, Any]) -> list[str]:

@@ -2,8 +2,8 @@
 
 `MemoryView` wraps a freshly built Graph. `CompactView` is the same graph stored compactly
 (integer ids, CSR arrays) in the blob cache's directory, so the next diff loads it in tens of
-milliseconds instead of resolving the whole tree again; files that changed since (without
-changing their interface) are re-resolved and laid over it.
+milliseconds instead of resolving the whole tree again (its file layout is in viewfile.py);
+files that changed since (without changing their interface) are re-resolved and laid over it.
 """
 
 from __future__ import annotations
@@ -14,37 +14,24 @@ import mmap
 import os
 import struct
 import zlib
-from array import array
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
+from . import viewfile
 from .graph import Graph
 from .model import FileEntry
 from .tables import Tables
+from .viewfile import Csr, Records
 
 Edge = tuple[str, str, float]  # (other node, kind, weight)
+Arc = tuple[str, float, str]  # (other node, weighted weight, reason)
 KINDS = ("contains", "calls", "imports", "inherits", "tests")
-# Stored view: magic (with the layout version), the section sizes and their CRC-32, the CRC-32
-# of each section, then the sections, each at a multiple of 8 bytes: files, node ids, node
-# attribute columns, the incoming and the outgoing CSR arrays (offsets, others, kinds,
-# weights), the name tables.
-# Version 1 was one checksummed marshal tuple (sealed.py); decoding all of it cost ~0.1 s.
-# Version 2 marshalled each node's attributes on its own (slower to read than columns);
-# version 3 did not align sections (arrays were copied out of the file).
-_MAGIC = b"gitgraph-view\n4\n"
-_SECTIONS = 12
+_USES = tuple("uses:" + kind for kind in KINDS)
 _UNKNOWN: Any = object()  # node() memo: not asked yet (None is a valid answer)
 
-_MAP_READ: dict[str, int] = (
-    {"prot": mmap.PROT_READ, "flags": mmap.MAP_SHARED | mmap.MAP_POPULATE}
-    if hasattr(mmap, "MAP_POPULATE") else {"access": mmap.ACCESS_READ})
-
-# CSR arrays: offsets (n + 1), others, kinds, weights; arrays when built, memoryviews of the
-# mapped file when loaded
-Csr = tuple[Sequence[int], Sequence[int], Sequence[int], Sequence[float]]
 TableDicts = tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
 log = logging.getLogger("gitgraph")
 
@@ -61,8 +48,15 @@ class View(Protocol):
     def outgoing(self, node_id: str) -> list[Edge]:
         """Edges (target, kind, weight) out of a node: what it depends on."""
 
-    def sources(self, node_id: str) -> list[str]:
-        """The sources of `incoming(node_id)`, in the same order (cheaper to ask for)."""
+    def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
+        """Nodes from which a path of at most `depth` edges leads to a seed, each with the
+        length of the shortest: nearest first, in no particular order within a length."""
+
+    def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
+                 ) -> list[Arc]:
+        """Edges into a node as (source, factors[kind] × weight, kind) and, when `forward`
+        is positive, edges out of it as (target, factors[kind] × weight × forward,
+        "uses:" + kind); a kind without a factor has 0. In no particular order."""
 
     def is_test(self, node_id: str) -> bool:
         """Whether the node exists and is a test (cheaper than `node()`)."""
@@ -88,8 +82,29 @@ class MemoryView:
     def outgoing(self, node_id: str) -> list[Edge]:
         return self._out.get(node_id, [])
 
-    def sources(self, node_id: str) -> list[str]:
-        return [source for source, _, _ in self._in.get(node_id, ())]
+    def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
+        seen = set(seeds)
+        level = list(seeds)
+        found: list[tuple[str, int]] = []
+        for distance in range(1, depth + 1):
+            reached = []
+            for node in level:
+                for source, _, _ in self._in.get(node, ()):
+                    if source not in seen:
+                        seen.add(source)
+                        reached.append(source)
+            found += [(node, distance) for node in reached]
+            level = reached
+        return found
+
+    def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
+                 ) -> list[Arc]:
+        arcs = [(source, factors.get(kind, 0.0) * weight, kind)
+                for source, kind, weight in self.incoming(node_id)]
+        if forward > 0:
+            arcs += [(target, factors.get(kind, 0.0) * weight * forward, "uses:" + kind)
+                     for target, kind, weight in self.outgoing(node_id)]
+        return arcs
 
     def is_test(self, node_id: str) -> bool:
         return bool(self.graph.nodes.get(node_id, {}).get("test"))
@@ -103,7 +118,7 @@ class CompactView:
     only when an overlay re-resolves files. Edge lists are built once per node.
     """
 
-    def __init__(self, files: tuple[FileEntry, ...], ids: list[str], attrs: _Records,
+    def __init__(self, files: tuple[FileEntry, ...], ids: list[str], attrs: Records,
                  incoming: Csr, outgoing: Csr, tables: Callable[[], TableDicts]) -> None:
         self.files = files
         self.ids = ids
@@ -157,17 +172,72 @@ class CompactView:
                 self._out, node_id, self._extra_out, None)
         return edges
 
-    def sources(self, node_id: str) -> list[str]:
-        edges = self._incoming.get(node_id)
-        if edges is not None:
-            return [source for source, _, _ in edges]
-        found = [source for source, _, _ in self._extra_in.get(node_id, ())]
-        i = self.index.get(node_id)
-        if i is not None:
-            offsets, others, _, _ = self._in
-            ids, dropped = self.ids, self._dropped
-            found += [ids[o] for o in others[offsets[i]:offsets[i + 1]] if o not in dropped]
+    def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
+        # MemoryView's walk, over node numbers: a diff of a widely used function reaches
+        # half the graph, and naming only the nodes reached (not every edge looked at)
+        # halves the time. Overlaid edges name their nodes; stored ones from dropped nodes
+        # are gone (see _edges).
+        index, ids, dropped, extra = self.index, self.ids, self._dropped, self._extra_in
+        offsets, others, _, _ = self._in
+        stored = bytearray(len(ids))  # stored nodes seen, by number
+        unstored: set[str] = set()  # nodes only in the overlay seen
+        for seed in seeds:
+            i = index.get(seed)
+            if i is None:
+                unstored.add(seed)
+            else:
+                stored[i] = 1
+        level = list(seeds)
+        found: list[tuple[str, int]] = []
+        for distance in range(1, depth + 1):
+            reached = []
+            for node in level:
+                for source, _, _ in extra.get(node, ()):
+                    i = index.get(source)
+                    if i is None:
+                        if source not in unstored:
+                            unstored.add(source)
+                            reached.append(source)
+                    elif not stored[i]:
+                        stored[i] = 1
+                        reached.append(source)
+                i = index.get(node)
+                if i is None:
+                    continue
+                for o in others[offsets[i]:offsets[i + 1]]:
+                    if not stored[o] and o not in dropped:
+                        stored[o] = 1
+                        reached.append(ids[o])
+            found += [(node, distance) for node in reached]
+            level = reached
         return found
+
+    def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
+                 ) -> list[Arc]:
+        # MemoryView's arcs, from the stored rows without making their edges first (the
+        # ranking asks for those of every node it pushes through, tens of thousands):
+        # the rows of incoming(node_id) and outgoing(node_id), see _edges.
+        arcs = [(source, factors.get(kind, 0.0) * weight, kind)
+                for source, kind, weight in self._extra_in.get(node_id, ())]
+        if forward > 0:
+            arcs += [(target, factors.get(kind, 0.0) * weight * forward, "uses:" + kind)
+                     for target, kind, weight in self._extra_out.get(node_id, ())]
+        i = self.index.get(node_id)
+        if i is None:
+            return arcs
+        ids, dropped = self.ids, self._dropped
+        by_kind = [factors.get(kind, 0.0) for kind in KINDS]
+        offsets, others, kinds, weights = self._in
+        start, end = offsets[i], offsets[i + 1]
+        rows = zip(others[start:end], kinds[start:end], weights[start:end], strict=True)
+        arcs += [(ids[o], by_kind[k] * weight, KINDS[k]) for o, k, weight in rows
+                 if o not in dropped]
+        if forward > 0 and i not in dropped:
+            offsets, others, kinds, weights = self._out
+            start, end = offsets[i], offsets[i + 1]
+            rows = zip(others[start:end], kinds[start:end], weights[start:end], strict=True)
+            arcs += [(ids[o], by_kind[k] * weight * forward, _USES[k]) for o, k, weight in rows]
+        return arcs
 
     def is_test(self, node_id: str) -> bool:
         found = self._nodes.get(node_id)
@@ -240,7 +310,7 @@ class CompactView:
         """The compact form of a freshly built graph."""
         ids = sorted(graph.nodes)
         index = {node: i for i, node in enumerate(ids)}
-        attrs = _Records.encode([graph.nodes[n] for n in ids])
+        attrs = Records.encode([graph.nodes[n] for n in ids])
         by_target: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         by_source: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
         for (source, target), (kind, weight) in graph.edges.items():
@@ -248,8 +318,8 @@ class CompactView:
             by_target[t].append((s, k, weight))
             by_source[s].append((t, k, weight))
         names = (dict(tables.by_name), dict(tables.methods), dict(tables.bases))
-        return cls(tuple(files), ids, attrs, _csr(by_target, len(ids)),
-                   _csr(by_source, len(ids)), lambda: names)
+        return cls(tuple(files), ids, attrs, viewfile.csr(by_target, len(ids)),
+                   viewfile.csr(by_source, len(ids)), lambda: names)
 
     def save(self, path: Path) -> None:
         """Store in the cache directory (atomic; a failure is logged, never raised)."""
@@ -257,11 +327,11 @@ class CompactView:
             marshal.dumps(tuple(tuple(f) for f in self.files)),
             "\0".join(self.ids).encode("utf-8", "surrogatepass"),
             self.attrs.raw,
-            *map(_bytes, self._in), *map(_bytes, self._out),
+            *map(viewfile.as_bytes, self._in), *map(viewfile.as_bytes, self._out),
             marshal.dumps(self.tables),
         ]
         table = struct.pack(f"<{len(sections)}Q", *map(len, sections))
-        header = _MAGIC + table + struct.pack("<I", zlib.crc32(table))
+        header = viewfile.MAGIC + table + struct.pack("<I", zlib.crc32(table))
         checks = struct.pack(f"<{len(sections)}I", *(zlib.crc32(s) for s in sections))
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
@@ -269,7 +339,7 @@ class CompactView:
             with open(tmp, "wb") as out:
                 pos = out.write(header + checks)
                 for section in sections:  # each at a multiple of 8: arrays are read in place
-                    pos += out.write(bytes(_aligned(pos) - pos))
+                    pos += out.write(bytes(viewfile.aligned(pos) - pos))
                     pos += out.write(section)
             os.replace(tmp, path)
         except OSError as exc:
@@ -280,10 +350,10 @@ class CompactView:
         """The stored view, or None when absent, damaged or of another format."""
         try:  # mapped, not read: no copy, and the pages arrive in one call (MAP_POPULATE)
             with open(path, "rb") as file:
-                raw = mmap.mmap(file.fileno(), 0, **_MAP_READ)
+                raw = mmap.mmap(file.fileno(), 0, **viewfile.MAP_READ)
         except (OSError, ValueError):  # absent, unreadable or empty
             return None
-        sections = _sections(raw)
+        sections = viewfile.checked_sections(raw)
         if sections is None:
             log.info("cache: %s is damaged or of another format; rebuilding it", path.name)
             return None
@@ -291,113 +361,8 @@ class CompactView:
         try:
             entries = tuple(FileEntry(*f) for f in marshal.loads(files))
             return cls(entries, str(ids, "utf-8", "surrogatepass").split("\0"),
-                       _Records(records),
-                       _csr_of(edges[:4]), _csr_of(edges[4:]),
+                       Records(records),
+                       viewfile.csr_of(edges[:4]), viewfile.csr_of(edges[4:]),
                        lambda: marshal.loads(tables))
         except (ValueError, EOFError, TypeError):
             return None
-
-
-class _Records:
-    """Node attributes stored by column (kind, name, path, lines, signature, test flag) in
-    one marshalled section, decoded on the first record asked for (~5 ms on Django)."""
-
-    def __init__(self, raw: bytes | memoryview) -> None:
-        self.raw = raw
-        self._columns: tuple[Any, ...] | None = None
-
-    def _decoded(self) -> tuple[Any, ...]:
-        if self._columns is None:
-            kinds, kind, name, path, start, end, signature, test = marshal.loads(self.raw)
-            self._columns = (kinds, kind, name, path, _array("l", memoryview(start)),
-                             _array("l", memoryview(end)), signature, test)
-        return self._columns
-
-    def is_test(self, i: int) -> bool:
-        """The test flag of node `i`."""
-        return bool(self._decoded()[7][i])
-
-    def record(self, i: int, node_id: str) -> dict[str, Any]:
-        """The node record of node `i` (no signature or test key when empty or false)."""
-        kinds, kind, name, path, start, end, signature, test = self._decoded()
-        found = {"kind": kinds[kind[i]], "name": name[i], "path": path[i],
-                 "start_line": start[i], "end_line": end[i]}
-        if signature[i]:
-            found["signature"] = signature[i]
-        if test[i]:
-            found["test"] = True
-        found["id"] = node_id
-        return found
-
-    @classmethod
-    def encode(cls, nodes: list[dict[str, Any]]) -> _Records:
-        """The columns of `nodes` (records of a freshly built graph, in id order)."""
-        kinds = tuple(sorted({n["kind"] for n in nodes}))
-        paths: dict[str, str] = {}  # one object per path: marshal stores the others as refs
-        return cls(marshal.dumps((
-            kinds, bytes(kinds.index(n["kind"]) for n in nodes), [n["name"] for n in nodes],
-            [paths.setdefault(n["path"], n["path"]) for n in nodes],
-            array("l", [n["start_line"] for n in nodes]).tobytes(),
-            array("l", [n["end_line"] for n in nodes]).tobytes(),
-            [n.get("signature", "") for n in nodes], bytes(bool(n.get("test")) for n in nodes),
-        )))
-
-
-def _sections(raw: mmap.mmap) -> list[memoryview] | None:
-    """The checked sections of a stored view (every checksum verified: marshal is not safe
-    against damaged data), or None."""
-    start = len(_MAGIC)
-    if raw[:start] != _MAGIC or len(raw) < start + _SECTIONS * 12 + 4:
-        return None
-    table = raw[start:start + _SECTIONS * 8]
-    (check,) = struct.unpack_from("<I", raw, start + _SECTIONS * 8)
-    if zlib.crc32(table) != check:
-        return None
-    sizes = struct.unpack(f"<{_SECTIONS}Q", table)
-    checks = struct.unpack_from(f"<{_SECTIONS}I", raw, start + _SECTIONS * 8 + 4)
-    pos = start + _SECTIONS * 12 + 4
-    view = memoryview(raw)
-    sections = []
-    for size, check in zip(sizes, checks, strict=True):
-        pos = _aligned(pos)
-        section = view[pos:pos + size]
-        if len(section) != size or zlib.crc32(section) != check:
-            return None
-        sections.append(section)
-        pos += size
-    return sections if pos == len(raw) else None
-
-
-def _aligned(pos: int) -> int:
-    return (pos + 7) & ~7
-
-
-def _csr(rows: dict[int, list[tuple[int, int, float]]], size: int) -> Csr:
-    offsets, others, kinds, weights = array("l", [0]), array("l"), array("b"), array("d")
-    for i in range(size):
-        for other, kind, weight in sorted(rows.get(i, ())):
-            others.append(other)
-            kinds.append(kind)
-            weights.append(weight)
-        offsets.append(len(others))
-    return offsets, others, kinds, weights
-
-
-def _array(code: str, raw: memoryview) -> array[Any]:
-    found = array(code)
-    if len(raw) % found.itemsize:
-        raise ValueError("truncated array")
-    found.frombytes(raw)
-    return found
-
-
-def _bytes(values: Sequence[int] | Sequence[float]) -> bytes:
-    assert isinstance(values, (array, memoryview))
-    return values.tobytes()
-
-
-def _csr_of(raw: list[memoryview]) -> Csr:
-    """CSR arrays read in place from the mapped file (a cast, not a copy; TypeError when a
-    length is not a multiple of the item size)."""
-    weights: Sequence[float] = cast(Sequence[float], raw[3].cast("d"))
-    return raw[0].cast("l"), raw[1].cast("l"), raw[2].cast("b"), weights

@@ -172,8 +172,10 @@ def test_stored_view_reads_back_the_graph(project: Repo, tmp_path: Path) -> None
         assert view.node(node) is view.node(node)  # decoded once
         assert sorted(view.incoming(node)) == sorted(memory.incoming(node))
         assert sorted(view.outgoing(node)) == sorted(memory.outgoing(node))
-        assert view.sources(node) == [source for source, _, _ in view.incoming(node)]
-        assert sorted(view.sources(node)) == sorted(memory.sources(node))
+        assert sorted(view.dependents([node], 3)) == sorted(memory.dependents([node], 3))
+        for forward in (0.0, 0.3):
+            assert (sorted(view.weighted(node, {"calls": 1.0, "imports": 0.5}, forward))
+                    == sorted(memory.weighted(node, {"calls": 1.0, "imports": 0.5}, forward)))
         assert view.is_test(node) == memory.is_test(node) == bool(shown(memory.node(node)
                                                                           or {})["test"])
     assert view.tables == (dict(built.tables.by_name), dict(built.tables.methods),

@@ -8,6 +8,10 @@ from textwrap import dedent
 
 from conftest import Repo
 
+from gitgraph.changes import parse_sides
+from gitgraph.config import Config
+from gitgraph.impact import analyse, impacted_tests
+
 CACHES = '''\
 class LRU:
     def get(self, key):
@@ -124,3 +128,39 @@ def test_tests_named_after_the_change_come_first(repo: Repo) -> None:
     # both call clear() the same way: the one named after it comes first
     assert out.split() == ["tests/test_store.py::test_clear_empties",
                            "tests/test_store.py::test_a_size_after_emptying"]
+
+
+def test_a_limit_gives_the_first_ids_of_the_full_list(repo: Repo) -> None:
+    # tests at several depths from the change, some reached through a class body and
+    # inherited (ranked by their class's share), some only reachable
+    write(repo)
+    chain = "".join(f"def step{i}(key):\n    return step{i - 1}(key)\n\n\n" for i in range(1, 5))
+    repo.write("chain.py", "from caches import LRU\n\n\ndef step0(key):\n"
+                           "    return LRU().get(key)\n\n\n" + chain)
+    for i in range(5):
+        repo.write(f"tests/test_step{i}.py", dedent(f'''\
+            import unittest
+
+            from chain import step{i}
+
+            from . import CacheMixin
+
+
+            class Step{i}Test(unittest.TestCase, CacheMixin):
+                def test_a(self):
+                    assert step{i}(1) == 1
+
+                def test_b(self):
+                    assert step{i}(2) == 2
+
+
+            def test_step{i}():
+                assert step{i}(3) == 3
+            '''))
+    repo.commit("a chain of callers and their tests")
+    repo.write("caches.py", CACHES.replace("return key", "return key + 0", 1))
+    analysis = analyse(repo.path, parse_sides(repo.path, ["HEAD"], False), Config())
+    everything = impacted_tests(analysis)
+    assert len(everything) > 15
+    for limit in range(len(everything) + 2):
+        assert impacted_tests(analysis, limit) == everything[:limit], limit

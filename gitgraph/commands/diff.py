@@ -31,10 +31,12 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
         for test in impacted_tests(analysis):
             print(test)
         return 0
+    sides = parse_sides(root, revisions, staged)
     # Exact counts, from remembered text parts (selection renders similar texts often); the
-    # tokenizer is built on another core while git and the graph work.
+    # tokenizer is built on another core while the graph work goes on (not while git lists
+    # the trees: git has that core then, and the build takes less time than the graph work).
     with tokens.Counter(config.encoding, background=True) as count:
-        analysis = analyse(root, parse_sides(root, revisions, staged), config)
+        analysis = analyse(root, sides, config)
         if not analysis.changed_paths:
             print("gitgraph: no changes", file=sys.stderr)
             if fmt not in ("json", "yaml"):
