@@ -309,3 +309,19 @@ def test_staging_an_ignored_graph_says_why(repo: Repo) -> None:
     repo.commit("one")
     assert_one_line_error(repo.run_cli("update", "--staged", "--stage", "--quiet"),
                           "git add failed: The following paths are ignored")
+
+
+def test_the_console_script_flushes_its_output_before_it_exits(repo: Repo) -> None:
+    # `gitgraph` leaves without tearing the interpreter down (os._exit): what it printed to
+    # a pipe must still arrive whole, and its exit code must be kept
+    for n in range(40):
+        repo.write(f"m{n}.py", f"def f{n}(x):\n    return x + {n}\n\n\ndef g{n}():\n"
+                                f"    return f{n}(1)\n")
+    repo.commit("code")
+    for n in range(40):
+        repo.write(f"m{n}.py", repo.read(f"m{n}.py").decode().replace("x +", "x -"))
+    code, out, err = repo.gitgraph("diff", "-f", "json", "-b", "100000")
+    assert code == 0, err
+    impact = json.loads(out)
+    assert len(impact["seeds"]) == 40 and len(out) > 8192  # more than one pipe buffer
+    assert repo.gitgraph("diff", "no-such-revision")[0] == 1
