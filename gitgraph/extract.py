@@ -1,4 +1,5 @@
-"""(bytes, language) → Extraction. The only module that imports tree_sitter.
+"""(bytes, language) → Extraction. With grammars.py (which loads grammars and queries), the
+only module that imports tree_sitter.
 
 Definitions, references and imports come from the tags queries in `queries/`; this module
 adds what a query cannot express: nesting (qualified names), the enclosing scope of each
@@ -9,12 +10,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import re
-from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import __version__
+from . import __version__, grammars
 from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, Ref, Symbol
 
@@ -57,7 +56,8 @@ def extractor_digest(max_bytes: int) -> str:
     """Digest of everything that shapes extraction output (the blob cache's second key)."""
     h = hashlib.blake2b(digest_size=8)
     versions = (EXTRACTOR_VERSION, __version__, str(max_bytes), str(MINIFIED_LINE_CHARS),
-                _installed("tree_sitter"), _installed("tree_sitter_language_pack"))
+                grammars.installed("tree_sitter"),
+                grammars.installed("tree_sitter_language_pack"))
     h.update("\0".join(versions).encode())
     for lang in LANGUAGES:
         if query_path(lang).exists():
@@ -65,65 +65,10 @@ def extractor_digest(max_bytes: int) -> str:
     return h.hexdigest()
 
 
-def _installed(package: str) -> str:
-    """The installed version of the distribution of a top-level package, from the name of
-    its `.dist-info` folder: without importing it (the language pack has no __version__,
-    and importing it loads three grammars) and without a scan of every installed package."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or spec.origin is None:
-        return ""
-    found = sorted(p.name[len(package) + 1:-len(".dist-info")]
-                   for p in Path(spec.origin).parent.parent.glob(f"{package}-*.dist-info"))
-    if found:
-        return ",".join(found)
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:  # another layout (an egg, a zip): ask the slower way
-        return version(package)
-    except PackageNotFoundError:
-        return ""
-
-
-def _language(lang: str) -> Any:
-    """A grammar of tree-sitter-language-pack, loaded from its `bindings/` extension module
-    directly: importing the package first loads ctypes and three other grammars (~10 ms of a
-    hook's 0.5 s). Another layout falls back to the package's own `get_language`."""
-    import importlib.machinery
-
-    import tree_sitter
-
-    spec = importlib.util.find_spec("tree_sitter_language_pack")
-    if spec is not None and spec.origin is not None:
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = Path(spec.origin).parent / "bindings" / f"{lang}{suffix}"
-            if path.is_file():
-                name = f"tree_sitter_language_pack.bindings.{lang}"
-                loader = importlib.machinery.ExtensionFileLoader(name, str(path))
-                module = importlib.util.module_from_spec(
-                    importlib.util.spec_from_loader(name, loader))  # type: ignore[arg-type]
-                loader.exec_module(module)
-                return tree_sitter.Language(module.language())
-    import tree_sitter_language_pack
-
-    return tree_sitter_language_pack.get_language(lang)  # type: ignore[arg-type]
-
-
 @functools.cache
 def _tools(lang: str) -> tuple[Any, Any, dict[tuple[str, ...], _Plan]]:
     """A language's parser, its compiled tags query, and the match plans worked out so far."""
-    import tree_sitter
-
-    parser = _parser(lang)
-    return parser, tree_sitter.Query(parser.language, query_text(lang)), {}
-
-
-@functools.cache
-def _parser(lang: str) -> Any:
-    """A language's parser alone: compiling its tags query costs more (20-50 ms for Python)
-    than `code_digests` spends parsing."""
-    import tree_sitter
-
-    return tree_sitter.Parser(_language(lang))
+    return grammars.parser(lang), grammars.query(lang), {}
 
 
 def prepare(langs: set[str]) -> None:
@@ -483,7 +428,7 @@ def _text(node: Any) -> str:
 def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list[str]:
     """Per line span, a digest of its code tokens without comments or layout, so a change
     that only touches whitespace or comments keeps the same digest."""
-    parser = _parser(lang)
+    parser = grammars.parser(lang)
     root = parser.parse(source).root_node
     digests = []
     for start, end in spans:

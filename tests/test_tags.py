@@ -87,10 +87,10 @@ def test_grammar_versions_are_part_of_the_cache_key() -> None:
     packages' installed versions (the language pack has no __version__ to read)."""
     from importlib.metadata import version
 
-    from gitgraph.extract import _installed
+    from gitgraph.grammars import installed
 
-    assert _installed("tree_sitter") == version("tree-sitter")
-    assert _installed("tree_sitter_language_pack") == version("tree-sitter-language-pack")
+    assert installed("tree_sitter") == version("tree-sitter")
+    assert installed("tree_sitter_language_pack") == version("tree-sitter-language-pack")
 
 
 def test_grammars_load_without_importing_the_language_pack() -> None:
