@@ -40,8 +40,9 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
         own = _own_share(ranking, node_id) * value * class_weight
         node = view.node(node_id) if own > 0 else None
         if node is not None and node["kind"] == "class":
-            for key in class_tests(view, node):
-                _put(order, key, (-own, -value, 0))
+            # within the class, tests with evidence of their own come first
+            for key, method in class_tests(view, node):
+                _put(order, key, (-own, -ranking.score.get(method, 0.0), 0))
     for node_id, depth in _reachable(view, seeds):
         _add(order, view, ranking, node_id, 0.0, depth)
     names = [w for w in map(_seed_words, seeds) if w]
@@ -114,9 +115,9 @@ def _own_share(ranking: Ranking, node_id: str) -> float:
     return sum(parts.get(k, 0.0) for k in _OWN_REASONS) / total if total > 0 else 0.0
 
 
-def class_tests(view: View, node: dict[str, Any]) -> list[str]:
-    """Runnable ids of every test method a Python test class runs: its own and those it
-    inherits from its bases (the nearest definition of each name wins)."""
+def class_tests(view: View, node: dict[str, Any]) -> list[tuple[str, str]]:
+    """(runnable id, defining method) of every test method a Python test class runs: its own
+    and those it inherits from its bases (the nearest definition of each name wins)."""
     if language_of(node["path"]) != "python":
         return []
     cls_path, _, cls_qual = node["id"].rpartition("::")
@@ -137,7 +138,7 @@ def class_tests(view: View, node: dict[str, Any]) -> list[str]:
                 continue
             seen_names.add(name)
             if method.get("test"):
-                ids.append(prefix + name)
+                ids.append((prefix + name, member))
         for base, kind, _ in sorted(view.outgoing(cls)):
             if kind == "inherits" and base not in visited:
                 visited.add(base)
