@@ -46,12 +46,15 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
     for node_id, depth in _reachable(view, seeds):
         _add(order, view, ranking, node_id, 0.0, depth)
     names = [w for w in map(_seed_words, seeds) if w]
+    named: set[str] = set()  # also orders tests only reached (no score to raise) among equals
     if name_weight and names:
         for key, (value, by_class, depth) in order.items():
             words = _words(key.rpartition("::")[2])
             if any(_contains(words, name) for name in names):
                 order[key] = (value * (1.0 + name_weight), by_class, depth)
-    return [k for k, _ in sorted(order.items(), key=lambda kv: (kv[1], kv[0]))]
+                named.add(key)
+    return [k for k, _ in sorted(order.items(),
+                                 key=lambda kv: (kv[1][0], kv[0] not in named, kv[1], kv[0]))]
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
