@@ -398,6 +398,8 @@ def report(
     keys = [t.package.key for t in truths]
     out("\n## gitgraph per package\n")
     out(package_table(keys, records, budgets))
+    out("\n## Where gitgraph's test-fn recall is lost\n")
+    out(losses_table(keys, records, budgets))
     out("\n## gitgraph diff --tests (every impacted test, no budget)\n")
     out(tests_table(keys, records))
     out("\n## Tokens against the naive context (git diff + full text of touched files)\n")
@@ -500,6 +502,41 @@ def tests_table(keys: list[str], records: list[dict[str, Any]]) -> str:
         "ids (median)",
         "ids in the collected suite",
         "latency median s",
+    )
+    return _table(header, rows)
+
+
+def recall_losses(record: dict[str, Any], budget: int) -> tuple[float, float, float, float]:
+    """gitgraph's test-fn recall on one fault and where the rest is lost, summing to 1:
+    (found, list length, ranking, graph). Length: even a perfect list of as many ids as the
+    budget held cannot name every failing test. Graph: failing tests the `--tests` list (every
+    impacted test) never names. Ranking: named there, but below the budget's cut."""
+    failed = set(record["failed"])
+    returned = _dedupe(normalise_test(t) for t in record["budgets"][str(budget)]["tests"])
+    reached = failed.intersection(normalise_test(t) for t in record["tests_cmd"]["tests"])
+    room = min(len(failed), len(returned))
+    found = len(failed.intersection(returned))
+    in_room = max(min(len(reached), room), found)  # a budget list may name a test --tests missed
+    total = len(failed)
+    return found / total, 1 - room / total, (in_room - found) / total, (room - in_room) / total
+
+
+def losses_table(keys: list[str], records: list[dict[str, Any]], budgets: Sequence[int]) -> str:
+    """Where gitgraph's test-fn recall is lost, per package and budget (means over faults)."""
+    rows = []
+    for budget in budgets:
+        for key in [*keys, "all"]:
+            parts = [recall_losses(r, budget) for r in records if key in ("all", r["package"])]
+            if parts:
+                means = (_fmt(_mean(p[i] for p in parts)) for i in range(4))
+                rows.append([str(budget), key, *means])
+    header = (
+        "budget",
+        "package",
+        "test-fn recall",
+        "lost: list length",
+        "lost: ranked below the cut",
+        "lost: not reached",
     )
     return _table(header, rows)
 

@@ -42,35 +42,39 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
         own = _own_share(ranking, node_id) * value * class_weight
         node = view.node(node_id) if own > 0 else None
         if node is not None and node["kind"] == "class":
-            for key in class_tests(view, node):
-                _put(order, key, (-own, -value, 0))
+            # within the class, tests with evidence of their own come first
+            for key, method in class_tests(view, node):
+                _put(order, key, (-own, -ranking.score.get(method, 0.0), 0))
+    names = [w for w in map(_seed_words, seeds) if w] if name_weight else []
     reached = _reachable(view, seeds)
     if limit is None or name_weight <= -1.0:  # (a factor <= 0: ranked ids no longer come first)
         for node_id, depth in reached:
             _add(order, view, ranking, node_id, 0.0, depth)
     else:
-        _add_nearest(order, view, ranking, reached, limit)
-    names = [w for w in map(_seed_words, seeds) if w]
-    if name_weight and names:
+        _add_nearest(order, view, ranking, reached, limit, names)
+    named: set[str] = set()  # also orders tests only reached (no score to raise) among equals
+    if names:
         for key, (value, by_class, depth) in order.items():
-            if not value:  # only reachable: a factor leaves its 0 as it is
-                continue
             words = _words(key.rpartition("::")[2])
             if any(_contains(words, name) for name in names):
                 order[key] = (value * (1.0 + name_weight), by_class, depth)
-    return [k for k, _ in sorted(order.items(), key=lambda kv: (kv[1], kv[0]))][:limit]
+                named.add(key)
+    return [k for k, _ in sorted(order.items(),
+                                 key=lambda kv: (kv[1][0], kv[0] not in named, kv[1], kv[0]))
+            ][:limit]
 
 
 def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking: Ranking,
-                 reached: list[tuple[str, int]], limit: int) -> None:
+                 reached: list[tuple[str, int]], limit: int, names: list[list[str]]) -> None:
     """The reached tests whose ids can be among the first `limit`.
 
-    Reached ids rank after the ranked ones: first those of a class with a share of the
-    ranking's mass (by that share), then the others by depth. `reached` is in depth order, so
-    once `order` holds `limit` ids at the end of a depth, no deeper id of the second kind can
-    come before them; the first kind is listed in full. An id's class is its test's own class
-    or, for an inherited Python method, a subclass of it: only tests whose class is (a base
-    of) a class with a share are listed past that depth.
+    Reached ids rank after the ranked ones: first those named after a changed symbol, then
+    those of a class with a share of the ranking's mass (by that share), then the others by
+    depth. `reached` is in depth order, so once `order` holds `limit` ids at the end of a
+    depth, no deeper id of the third kind can come before them; the first two kinds are
+    listed in full. An id's class is its test's own class or, for an inherited Python
+    method, a subclass of it: only tests whose class is (a base of) a class with a share, or
+    that are named after a changed symbol, are listed past that depth.
     """
     owners = _bases_of(view, [n for n in ranking.score
                               if _own_share(ranking, n) * ranking.score[n]])
@@ -79,9 +83,15 @@ def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking
     for node_id, depth in reached:
         if depth != last:
             complete, last = len(order) >= limit, depth
-        if complete and not _may_share(view, node_id, owners):
+        if complete and not _may_share(view, node_id, owners) and not _named(node_id, names):
             continue
         _add(order, view, ranking, node_id, 0.0, depth)
+
+
+def _named(node_id: str, names: list[list[str]]) -> bool:
+    """Whether a test's own name (the last part of its ids) contains a changed symbol's."""
+    words = _words(node_id.rpartition("::")[2].rpartition(".")[2])
+    return any(_contains(words, name) for name in names)
 
 
 def _bases_of(view: View, classes: list[str]) -> set[str]:
@@ -168,9 +178,9 @@ def _own_share(ranking: Ranking, node_id: str) -> float:
     return sum(parts.get(k, 0.0) for k in _OWN_REASONS) / total if total > 0 else 0.0
 
 
-def class_tests(view: View, node: dict[str, Any]) -> list[str]:
-    """Runnable ids of every test method a Python test class runs: its own and those it
-    inherits from its bases (the nearest definition of each name wins)."""
+def class_tests(view: View, node: dict[str, Any]) -> list[tuple[str, str]]:
+    """(runnable id, defining method) of every test method a Python test class runs: its own
+    and those it inherits from its bases (the nearest definition of each name wins)."""
     if language_of(node["path"]) != "python":
         return []
     cls_path, _, cls_qual = node["id"].rpartition("::")
@@ -191,7 +201,7 @@ def class_tests(view: View, node: dict[str, Any]) -> list[str]:
                 continue
             seen_names.add(name)
             if method.get("test"):
-                ids.append(prefix + name)
+                ids.append((prefix + name, member))
         for base, kind, _ in sorted(view.outgoing(cls)):
             if kind == "inherits" and base not in visited:
                 visited.add(base)

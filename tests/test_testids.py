@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from textwrap import dedent
 
 from conftest import Repo
@@ -11,6 +12,7 @@ from conftest import Repo
 from gitgraph.changes import parse_sides
 from gitgraph.config import Config
 from gitgraph.impact import analyse, impacted_tests
+from gitgraph.rank import Ranking
 
 CACHES = '''\
 class LRU:
@@ -157,10 +159,25 @@ def test_a_limit_gives_the_first_ids_of_the_full_list(repo: Repo) -> None:
             def test_step{i}():
                 assert step{i}(3) == 3
             '''))
+    # named after the changed `get`, at the far end of the chain: it ranks before nearer
+    # tests that are only reachable, so a limit must not cut it off by depth
+    repo.write("tests/test_far.py", "from chain import step3\n\n\ndef test_get_far_away():\n"
+                                    "    assert step3(5) == 5\n")
     repo.commit("a chain of callers and their tests")
     repo.write("caches.py", CACHES.replace("return key", "return key + 0", 1))
     analysis = analyse(repo.path, parse_sides(repo.path, ["HEAD"], False), Config())
     everything = impacted_tests(analysis)
     assert len(everything) > 15
+    far = everything.index("tests/test_far.py::test_get_far_away")
+    assert everything[far + 1:] and all("get" not in t for t in everything[far + 1:])
     for limit in range(len(everything) + 2):
         assert impacted_tests(analysis, limit) == everything[:limit], limit
+    # with no score beyond the seeds every test is only reachable: ordered by depth, except
+    # the one named after `get`, which leads wherever it is
+    seeds_only = replace(analysis, ranking=Ranking({c.node: 1.0 for c in analysis.changes},
+                                                   {}, {}))
+    everything = impacted_tests(seeds_only)
+    named = [t for t in everything if "get" in t.rpartition("::")[2]]
+    assert everything[:len(named)] == named and "tests/test_far.py::test_get_far_away" in named
+    for limit in range(len(everything) + 2):
+        assert impacted_tests(seeds_only, limit) == everything[:limit], limit
