@@ -1,4 +1,5 @@
-"""File name → language, and where each language's tags query lives."""
+"""File name → language, where each language's tags query lives, and what a language has
+built in (names resolution must not take for the repository's own)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,34 @@ EXTENSIONS: dict[str, str] = {
 }
 
 LANGUAGES: tuple[str, ...] = tuple(sorted(set(EXTENSIONS.values())))
+
+# Fixed here (not read from `builtins`) so the graph does not depend on the Python running us.
+PYTHON_BUILTINS = frozenset("""
+abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod
+compile complex delattr dict dir divmod enumerate eval exec filter float format frozenset
+getattr globals hasattr hash help hex id input int isinstance issubclass iter len list locals
+map max memoryview min next object oct open ord pow print property range repr reversed round
+set setattr slice sorted staticmethod str sum super tuple type vars zip __import__
+BaseException BaseExceptionGroup Exception ExceptionGroup ArithmeticError AssertionError
+AttributeError BlockingIOError BrokenPipeError BufferError ConnectionError EOFError
+FileExistsError FileNotFoundError FloatingPointError ImportError IndexError InterruptedError
+IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError
+NameError NotADirectoryError NotImplementedError OSError OverflowError PermissionError
+ProcessLookupError RecursionError ReferenceError RuntimeError StopAsyncIteration StopIteration
+SyntaxError SystemError SystemExit TimeoutError TypeError UnboundLocalError UnicodeDecodeError
+UnicodeEncodeError UnicodeError ValueError ZeroDivisionError DeprecationWarning UserWarning
+RuntimeWarning Warning
+""".split())
+
+
+# Methods of Python's built-in containers, strings and files: an unknown receiver calling one
+# is not evidence for a same-named method of the repository.
+PYTHON_BUILTIN_METHODS = frozenset("""
+append extend insert pop remove clear copy index count sort reverse get setdefault popitem
+update keys values items add discard union intersection difference join split rsplit strip
+lstrip rstrip replace startswith endswith lower upper format encode decode find read write
+readline readlines close seek tell flush
+""".split())
 
 
 def language_of(path: str) -> str | None:

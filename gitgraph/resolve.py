@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .config import RECEIVER_WEIGHT
+from .languages import PYTHON_BUILTIN_METHODS, PYTHON_BUILTINS
 from .model import Import
 from .tables import JS_LANGS, Tables, absolute_python, family, python_module_name
 
@@ -22,35 +23,6 @@ _CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "mo
 _ALIAS_KINDS = _CONTAINER_KINDS | {"function", "method"}
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts",
                 "/index.tsx", "/index.js", "/index.jsx")
-
-
-# Fixed here (not read from `builtins`) so the graph does not depend on the Python running us.
-PYTHON_BUILTINS = frozenset("""
-abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod
-compile complex delattr dict dir divmod enumerate eval exec filter float format frozenset
-getattr globals hasattr hash help hex id input int isinstance issubclass iter len list locals
-map max memoryview min next object oct open ord pow print property range repr reversed round
-set setattr slice sorted staticmethod str sum super tuple type vars zip __import__
-BaseException BaseExceptionGroup Exception ExceptionGroup ArithmeticError AssertionError
-AttributeError BlockingIOError BrokenPipeError BufferError ConnectionError EOFError
-FileExistsError FileNotFoundError FloatingPointError ImportError IndexError InterruptedError
-IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError
-NameError NotADirectoryError NotImplementedError OSError OverflowError PermissionError
-ProcessLookupError RecursionError ReferenceError RuntimeError StopAsyncIteration StopIteration
-SyntaxError SystemError SystemExit TimeoutError TypeError UnboundLocalError UnicodeDecodeError
-UnicodeEncodeError UnicodeError ValueError ZeroDivisionError DeprecationWarning UserWarning
-RuntimeWarning Warning
-""".split())
-
-
-# Methods of Python's built-in containers, strings and files: an unknown receiver calling one
-# is not evidence for a same-named method of the repository.
-PYTHON_BUILTIN_METHODS = frozenset("""
-append extend insert pop remove clear copy index count sort reverse get setdefault popitem
-update keys values items add discard union intersection difference join split rsplit strip
-lstrip rstrip replace startswith endswith lower upper format encode decode find read write
-readline readlines close seek tell flush
-""".split())
 
 
 class Target(NamedTuple):
