@@ -119,6 +119,11 @@ class BlobCache:
                 log.info("cache: cannot read %s (%s); re-extracting", pack.path.name, exc)
         return None
 
+    def has(self, blob: str, lang: str) -> bool:
+        """Whether an entry is stored (not whether it is sound: `get` checks that)."""
+        key = f"{blob}.{lang}"
+        return any(key in pack.offsets for pack in self._load())
+
     def put(self, blob: str, lang: str, extraction: Extraction) -> None:
         """Store one extraction; failures to write are logged, never raised."""
         self.put_entries([(blob, lang, encode(extraction))])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from collections import Counter
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,11 +100,13 @@ def build(files: list[FileEntry], extractions: dict[str, Extraction]) -> Graph:
 
 
 def build_part(tables: Tables, files: list[FileEntry], extractions: dict[str, Extraction],
-               record_bases: bool = False) -> Graph:
+               record_bases: bool = False, links_of: Collection[str] | None = None) -> Graph:
     """Nodes of `files` and every edge leaving them, resolved against the whole tree's tables.
 
     With `record_bases`, the base classes found are added to `tables.bases` (a full build);
-    otherwise `tables.bases` must already be complete (an incremental update).
+    otherwise `tables.bases` must already be complete (an incremental update). With
+    `links_of`, only those paths' import and call edges are resolved (another process
+    resolves the rest).
     """
     graph = Graph()
     tests: dict[str, bool] = {}
@@ -122,8 +125,30 @@ def build_part(tables: Tables, files: list[FileEntry], extractions: dict[str, Ex
                     graph.add_edge(source, base, "inherits", 1.0)
     resolver = Resolver(tables)
     for entry in files:
-        _add_links(graph, resolver, entry, extractions[entry.path], tests)
+        if links_of is None or entry.path in links_of:
+            _add_links(graph, resolver, entry, extractions[entry.path], tests)
     return graph
+
+
+def split_by_refs(files: list[FileEntry], extractions: dict[str, Extraction]
+                  ) -> tuple[list[FileEntry], list[FileEntry]]:
+    """`files` in two runs with about as many references to resolve each."""
+    total = sum(len(extractions[f.path].refs) for f in files)
+    seen = 0
+    for i, entry in enumerate(files):
+        seen += len(extractions[entry.path].refs)
+        if seen * 2 >= total:
+            return files[:i + 1], files[i + 1:]
+    return files, []
+
+
+def nodes_of(files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> set[str]:
+    """The ids of the nodes of `files` (the sources of every edge their build adds)."""
+    found = set()
+    for entry in files:
+        found.add(entry.path)
+        found.update(f"{entry.path}::{s.qualname}" for s in extractions[entry.path].symbols)
+    return found
 
 
 def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: Extraction,

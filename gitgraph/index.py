@@ -6,6 +6,7 @@ extracts nothing and an `update` after a commit parses just the blobs it touched
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -20,11 +21,13 @@ from .cache import BlobCache, decode, encode
 from .config import Config
 from .extract import extract, extractor_digest, prepare
 from .fork import forked
-from .graph import Graph, build_part
+from .graph import Graph, build_part, nodes_of, split_by_refs
 from .languages import language_of
 from .model import Extraction, FileEntry
+from .store import GraphLines, assemble, graph_records
 from .tables import Tables
 
+PARALLEL_LINKS_MIN = 400  # files: a full build this big resolves half its links in a helper
 PREFETCH_MAX = 16  # staged files; a bigger commit is parsed by the update, in a worker pool
 PARALLEL_MIN = 64  # below this many blobs to parse, a worker pool costs more than it saves
 CHUNK_MIN_BYTES = 64 * 1024  # ~10 ms of extraction: smaller tasks cost more to hand out
@@ -258,3 +261,71 @@ def build_tree_graph(root: Path, tree: Tree, config: Config) -> Built:
         tables = Tables.build(files, extractions)
         graph = build_part(tables, files, extractions, record_bases=True)
     return Built(graph, files, report, tables)
+
+
+class Records(NamedTuple):
+    """graph.json's lines for a whole tree, with what they were built from."""
+
+    lines: GraphLines
+    files: list[FileEntry]
+    report: Report
+    tables: Tables
+    symbols: int
+
+
+def build_tree_records(root: Path, tree: Tree, config: Config) -> Records:
+    """`build_tree_graph`, rendered as graph.json's lines. A big tree's imports and calls
+    are half resolved and rendered by a helper process forked now, while the heap is small:
+    a fork of the full heap pays, on this kind of machine, more in copied pages than it
+    saves (each side touches every object). The helper loads the extractions from the blob
+    cache as soon as it holds them all (the parent says when it has filled it)."""
+    report = Report()
+    files = source_files(tree, config, report)
+    signal = os.pipe() if len(files) >= PARALLEL_LINKS_MIN and _cores() >= 2 else None
+    theirs = forked(lambda: _helper_records(root, tree, config, files, signal)) if signal else None
+    try:
+        if signal:
+            os.close(signal[0])
+        with gc_paused():  # the graph, like the extractions, is acyclic records that live long
+            extractions = load_extractions(root, tree, files, config, report)
+            if signal:
+                with contextlib.suppress(OSError):  # a helper that needed no signal, or died
+                    os.write(signal[1], b"go")
+            tables = Tables.build(files, extractions)
+            here, there = split_by_refs(files, extractions) if theirs else (files, [])
+            graph = build_part(tables, files, extractions, record_bases=True,
+                               links_of={f.path for f in here} if there else None)
+            helped = nodes_of(there, extractions)
+            records = [graph_records(graph, helped)]
+            found = theirs() if theirs and there else None
+            if found is not None:
+                records.append(found)
+            elif there:  # the helper failed: resolve its half here
+                graph = build_part(tables, files, extractions, record_bases=True)
+                records = [graph_records(graph)]
+    finally:
+        if signal:
+            os.close(signal[1])  # a helper still waiting sees the end and leaves
+    lines = assemble(files, config, *records)
+    return Records(lines, files, report, tables, len(lines.nodes) - len(files))
+
+
+def _helper_records(root: Path, tree: Tree, config: Config, files: list[FileEntry],
+                    signal: tuple[int, int]) -> tuple[list[str], list[str]] | None:
+    """The helper's part: the node and link records of the second half of `files`."""
+    os.close(signal[1])
+    cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
+    if not all(cache.has(f.blob, f.lang) for f in files) and os.read(signal[0], 2) != b"go":
+        return None  # the parent stopped before the cache was full
+    with gc_paused():
+        extractions = load_extractions(root, tree, files, config, Report())
+        tables = Tables.build(files, extractions)
+        here, there = split_by_refs(files, extractions)
+        graph = build_part(tables, files, extractions, record_bases=True,
+                           links_of={f.path for f in there})
+        return graph_records(graph, nodes_of(here, extractions))
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)

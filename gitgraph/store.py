@@ -21,7 +21,7 @@ import hashlib
 import json
 import mmap
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -101,12 +101,23 @@ def header(config: Config) -> dict[str, str]:
 
 def to_lines(graph: Graph, files: list[FileEntry], config: Config) -> GraphLines:
     """Sorted record lines of a graph (lines sort as strings: the order every writer uses)."""
-    return GraphLines(
-        header(config),
-        sorted(file_line(f) for f in files),
-        sorted(node_line(n) for n in graph.nodes.values()),
-        sorted(link_line(s, t, kind, w) for (s, t), (kind, w) in graph.edges.items()),
-    )
+    return assemble(files, config, graph_records(graph))
+
+
+def graph_records(graph: Graph, leave_out: Container[str] = ()) -> tuple[list[str], list[str]]:
+    """The node and link records of a graph, unsorted; nodes in `leave_out` and the edges
+    leaving them are left out (another process renders those)."""
+    return ([node_line(node) for node_id, node in graph.nodes.items() if node_id not in leave_out],
+            [link_line(s, t, kind, w) for (s, t), (kind, w) in graph.edges.items()
+             if s not in leave_out])
+
+
+def assemble(files: list[FileEntry], config: Config, *records: tuple[list[str], list[str]]
+             ) -> GraphLines:
+    """graph.json's lines from the file table and (node, link) records rendered in parts."""
+    return GraphLines(header(config), sorted(file_line(f) for f in files),
+                      sorted(line for nodes, _ in records for line in nodes),
+                      sorted(line for _, links in records for line in links))
 
 
 def chunks(lines: GraphLines) -> Iterator[bytes]:

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gitgraph.extract
+import gitgraph.index
 from gitgraph import config as config_mod
 from gitgraph import git, store
 from gitgraph.cache import MAX_PACKS, pack_table
@@ -442,6 +443,43 @@ def test_interface_changes_reach_every_affected_file(repo: Repo, tmp_path: Path)
             assert ("calls", "shop/api.py::made", "shop/models.py::Gadget") in found
             assert ("calls", "shop/special.py::Special.parts",
                     "shop/models.py::Item.price") in found
+
+
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_a_helper_process_renders_the_same_bytes(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, cache: str
+) -> None:
+    """A big tree's full build has a forked helper resolve and render half of the files
+    (here every tree is big); cold, it waits until the parent has filled the cache."""
+    for path, text in SHOP.items():
+        repo.write(path, text)
+    small_project(repo)
+    repo.commit("shop and app")
+    if cache == "warm":
+        assert repo.run_cli("index")[0] == 0
+        (repo.path / GRAPH).unlink()
+    monkeypatch.setattr(gitgraph.index, "PARALLEL_LINKS_MIN", 0)
+    monkeypatch.setattr(gitgraph.index, "_cores", lambda: 2)
+    real, helped = gitgraph.index._helper_records, repo.path / ".git" / "helped"
+    monkeypatch.setattr(gitgraph.index, "_helper_records",  # it runs in the forked child
+                        lambda *args: helped.touch() or real(*args))
+    code, _, err = repo.run_cli("index")
+    assert code == 0, err
+    assert helped.exists() and repo.read(GRAPH) == cold_build(repo.path, staged=False)
+    assert "symbols, " in err and f"{len(load_graph(repo)['links'])} edges" in err
+
+
+def test_a_failed_helper_leaves_its_half_to_the_parent(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for path, text in SHOP.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    monkeypatch.setattr(gitgraph.index, "PARALLEL_LINKS_MIN", 0)
+    monkeypatch.setattr(gitgraph.index, "_cores", lambda: 2)
+    monkeypatch.setattr(gitgraph.index, "_helper_records", lambda *args: 1 / 0)
+    assert repo.run_cli("index")[0] == 0
+    assert repo.read(GRAPH) == cold_build(repo.path, staged=False)
 
 
 def test_tables_read_from_graph_json_records_know_base_classes(repo: Repo) -> None:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from gitgraph import config as config_mod
 from gitgraph import git, incremental, sealed, store, tablestore
 from gitgraph.config import Config
-from gitgraph.index import Report, Tree, build_tree_graph, prefetch_staged, snapshot, source_files
+from gitgraph.index import Report, Tree, build_tree_records, prefetch_staged, snapshot, source_files
 from gitgraph.model import FileEntry
 from gitgraph.splice import Piece
 
@@ -26,15 +26,14 @@ def _lock(root: Path) -> Path:
 
 def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> store.GraphLines:
     """Build the whole graph of `tree` (from the blob cache where it can)."""
-    graph, files, report, tables = build_tree_graph(root, tree, config)
+    lines, files, report, tables, symbols = build_tree_records(root, tree, config)
     tablestore.remember_tables(root, config, files, tables)
     if not quiet:
         skipped = sum(report.skipped.values())
         extra = f", {skipped} skipped" if skipped else ""
         print(f"gitgraph: {report.files} files ({report.extracted} parsed, {report.cached} "
-              f"cached{extra}), {len(graph.nodes) - len(files)} symbols, {len(graph.edges)} "
-              f"edges", file=sys.stderr)
-    return store.to_lines(graph, files, config)
+              f"cached{extra}), {symbols} symbols, {len(lines.links)} edges", file=sys.stderr)
+    return lines
 
 
 def _write(root: Path, path: Path, content: store.GraphLines | list[Piece]) -> bool:
