@@ -130,14 +130,16 @@ def build_part(tables: Tables, files: list[FileEntry], extractions: dict[str, Ex
     return graph
 
 
-def split_by_refs(files: list[FileEntry], extractions: dict[str, Extraction]
+def split_by_refs(files: list[FileEntry], extractions: dict[str, Extraction], share: float
                   ) -> tuple[list[FileEntry], list[FileEntry]]:
-    """`files` in two runs with about as many references to resolve each."""
+    """`files` in two runs, the second holding about `share` of the references."""
+    if share <= 0:
+        return files, []
     total = sum(len(extractions[f.path].refs) for f in files)
     seen = 0
     for i, entry in enumerate(files):
         seen += len(extractions[entry.path].refs)
-        if seen * 2 >= total:
+        if seen >= total * (1 - share):
             return files[:i + 1], files[i + 1:]
     return files, []
 
