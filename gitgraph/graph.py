@@ -130,16 +130,14 @@ def build_part(tables: Tables, files: list[FileEntry], extractions: dict[str, Ex
     return graph
 
 
-def split_by_refs(files: list[FileEntry], extractions: dict[str, Extraction], share: float
+def split_by_refs(files: list[FileEntry], extractions: dict[str, Extraction]
                   ) -> tuple[list[FileEntry], list[FileEntry]]:
-    """`files` in two runs, the second holding about `share` of the references."""
-    if share <= 0:
-        return files, []
+    """`files` in two runs with about as many references to resolve each."""
     total = sum(len(extractions[f.path].refs) for f in files)
     seen = 0
     for i, entry in enumerate(files):
         seen += len(extractions[entry.path].refs)
-        if seen >= total * (1 - share):
+        if seen * 2 >= total:
             return files[:i + 1], files[i + 1:]
     return files, []
 

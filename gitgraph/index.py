@@ -27,12 +27,7 @@ from .model import Extraction, FileEntry
 from .store import GraphLines, assemble, graph_records
 from .tables import Tables
 
-PARALLEL_LINKS_MIN = 400  # files: a full build this big has a helper resolve part of it
-# The helper's share of the references: half when the cache is warm (both load it at
-# once); less when cold, as it loads what the parent already holds (Django: the parent
-# waited 0.4 s at one half)
-HELPER_SHARE_WARM = 0.5
-HELPER_SHARE_COLD = 0.37
+PARALLEL_LINKS_MIN = 400  # files: a full build this big has a helper resolve half of it
 PREFETCH_MAX = 16  # staged files; a bigger commit is parsed by the update, in a worker pool
 PARALLEL_MIN = 64  # below this many blobs to parse, a worker pool costs more than it saves
 CHUNK_MIN_BYTES = 64 * 1024  # ~10 ms of extraction: smaller tasks cost more to hand out
@@ -101,14 +96,16 @@ def _is_utf8(path: str) -> bool:
 
 
 def load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,
-                     report: Report) -> dict[str, Extraction]:
-    """Extraction of every file: from the cache, else parsed (and then cached)."""
+                     report: Report, cached: Callable[[], object] = lambda: None
+                     ) -> dict[str, Extraction]:
+    """Extraction of every file: from the cache, else parsed (and then cached); `cached`
+    is called as soon as the cache holds every one."""
     with gc_paused():
-        return _load_extractions(root, tree, files, config, report)
+        return _load_extractions(root, tree, files, config, report, cached)
 
 
 def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Config,
-                      report: Report) -> dict[str, Extraction]:
+                      report: Report, cached: Callable[[], object]) -> dict[str, Extraction]:
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     by_path: dict[str, Extraction] = {}
     missing: dict[tuple[str, str], list[str]] = {}
@@ -130,13 +127,16 @@ def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Co
                 continue
             jobs.append((blob, lang, contents[blob]))
         entries = _extract_all(jobs, config)
+        cache.put_entries((blob, lang, encoded)
+                          for (blob, lang, _), encoded in zip(jobs, entries, strict=True))
+        cached()  # before decoding: another process may read them from the cache meanwhile
         for (blob, lang, _), encoded in zip(jobs, entries, strict=True):
             extraction = decode(encoded)
             for path in missing[(blob, lang)]:
                 by_path[path] = extraction
             report.extracted += len(missing[(blob, lang)])
-        cache.put_entries((blob, lang, encoded)
-                          for (blob, lang, _), encoded in zip(jobs, entries, strict=True))
+    else:
+        cached()
     for extraction in by_path.values():
         if extraction.status and extraction.status != "syntax-error":
             report.skipped[extraction.status] += 1
@@ -280,30 +280,32 @@ class Records(NamedTuple):
 
 def build_tree_records(root: Path, tree: Tree, config: Config) -> Records:
     """`build_tree_graph`, rendered as graph.json's lines. A big tree's imports and calls
-    are partly resolved and rendered by a helper process forked now, while the heap is
+    are half resolved and rendered by a helper process forked now, while the heap is
     small: a fork of the full heap pays, on this kind of machine, more in copied pages than
     it saves (each side touches every object). The parent tells the helper when the blob
-    cache holds every extraction (at once when warm, after parsing when cold) and what
-    share of the references it takes; the helper then loads the extractions itself."""
+    cache holds every extraction (at once when warm; when cold, as soon as the parsed ones
+    are stored, before it decodes them itself); the helper then loads them itself."""
     report = Report()
     files = source_files(tree, config, report)
     signal = os.pipe() if len(files) >= PARALLEL_LINKS_MIN and _cores() >= 2 else None
     theirs = forked(lambda: _helper_records(root, tree, config, files, signal)) if signal else None
     try:
-        share, warm = 0.0, True
+        warm = True
         if signal:
             os.close(signal[0])
             cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
             warm = all(cache.has(f.blob, f.lang) for f in files)
-            share = float(f"{HELPER_SHARE_WARM if warm else HELPER_SHARE_COLD:.3f}")  # as sent
             if warm:
-                _tell(signal[1], share)
-        with gc_paused():  # the graph, like the extractions, is acyclic records that live long
-            extractions = load_extractions(root, tree, files, config, report)
+                _start(signal[1])
+
+        def ready() -> None:  # the cache holds every extraction: a cold helper may start
             if signal and not warm:
-                _tell(signal[1], share)
+                _start(signal[1])
+
+        with gc_paused():  # the graph, like the extractions, is acyclic records that live long
+            extractions = load_extractions(root, tree, files, config, report, ready)
             tables = Tables.build(files, extractions)
-            here, there = split_by_refs(files, extractions, share)
+            here, there = split_by_refs(files, extractions) if theirs else (files, [])
             graph = build_part(tables, files, extractions, record_bases=True,
                                links_of={f.path for f in here} if there else None)
             helped = nodes_of(there, extractions)
@@ -311,7 +313,7 @@ def build_tree_records(root: Path, tree: Tree, config: Config) -> Records:
             found = theirs() if theirs and there else None
             if found is not None:
                 records.append(found)
-            elif there:  # the helper failed: resolve its part here
+            elif there:  # the helper failed: resolve its half here
                 graph = build_part(tables, files, extractions, record_bases=True)
                 records = [graph_records(graph)]
     finally:
@@ -321,23 +323,22 @@ def build_tree_records(root: Path, tree: Tree, config: Config) -> Records:
     return Records(lines, files, report, tables, len(lines.nodes) - len(files))
 
 
-def _tell(fd: int, share: float) -> None:
-    """Tell the helper to start, and its share of the references."""
+def _start(fd: int) -> None:
+    """Tell the helper that the cache holds every extraction."""
     with contextlib.suppress(OSError):  # a helper that died: the parent does its part
-        os.write(fd, f"{share:.3f}".encode())
+        os.write(fd, b"go")
 
 
 def _helper_records(root: Path, tree: Tree, config: Config, files: list[FileEntry],
                     signal: tuple[int, int]) -> tuple[list[str], list[str]] | None:
-    """The helper's part: the node and link records of the last `share` of `files`."""
+    """The helper's part: the node and link records of the second half of `files`."""
     os.close(signal[1])
-    message = os.read(signal[0], 16)
-    if not message:
-        return None  # the parent stopped before it could start
+    if os.read(signal[0], 2) != b"go":
+        return None  # the parent stopped before the cache was full
     with gc_paused():
         extractions = load_extractions(root, tree, files, config, Report())
         tables = Tables.build(files, extractions)
-        here, there = split_by_refs(files, extractions, float(message))
+        here, there = split_by_refs(files, extractions)
         graph = build_part(tables, files, extractions, record_bases=True,
                            links_of={f.path for f in there})
         return graph_records(graph, nodes_of(here, extractions))
