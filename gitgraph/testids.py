@@ -55,8 +55,7 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
     named: set[str] = set()  # also orders tests only reached (no score to raise) among equals
     if names:
         for key, (value, by_class, depth) in order.items():
-            words = _words(key.rpartition("::")[2])
-            if any(_contains(words, name) for name in names):
+            if _named(key.rpartition("::")[2], names):
                 order[key] = (value * (1.0 + name_weight), by_class, depth)
                 named.add(key)
     return [k for k, _ in sorted(order.items(),
@@ -83,14 +82,15 @@ def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking
     for node_id, depth in reached:
         if depth != last:
             complete, last = len(order) >= limit, depth
-        if complete and not _may_share(view, node_id, owners) and not _named(node_id, names):
+        if (complete and not _may_share(view, node_id, owners)
+                and not _named(node_id.rpartition("::")[2].rpartition(".")[2], names)):
             continue
         _add(order, view, ranking, node_id, 0.0, depth)
 
 
-def _named(node_id: str, names: list[list[str]]) -> bool:
+def _named(test_name: str, names: list[list[str]]) -> bool:
     """Whether a test's own name (the last part of its ids) contains a changed symbol's."""
-    words = _words(node_id.rpartition("::")[2].rpartition(".")[2])
+    words = _words(test_name)
     return any(_contains(words, name) for name in names)
 
 
