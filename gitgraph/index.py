@@ -143,8 +143,6 @@ def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Co
     return by_path
 
 
-
-
 def prefetch_staged(root: Path, config: Config) -> Callable[[], object]:
     """Parse the source files staged since HEAD into the blob cache in a forked child, while
     the caller reads the index and graph.json: the hook's one parse (~30 ms, mostly loading
@@ -184,7 +182,7 @@ def _extract_chunk(jobs: list[tuple[str, str, bytes]], max_bytes: int) -> list[b
 
 def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[bytes]:
     """Each job's extraction as a cache entry, in a worker pool when there are many."""
-    workers = min(os.cpu_count() or 1, 8)
+    workers = min(_cores(), 8)
     progress = _progress(len(jobs))
     if len(jobs) < PARALLEL_MIN or workers < 2:
         results = []
