@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,7 +116,7 @@ def build_part(tables: Tables, files: list[FileEntry], extractions: dict[str, Ex
     for entry in files:
         for ref in extractions[entry.path].refs:
             if ref.kind == "inherit":
-                source = _source(graph, entry.path, ref.scope)
+                source = source_node(entry.path, ref.scope, graph.nodes)
                 found = plain.resolve(entry.path, "", ref.name)
                 bases = [t.key for t, _ in found if t.kind == "symbol" and t.key != source]
                 if record_bases and bases:
@@ -144,11 +144,12 @@ def split_by_refs(files: list[FileEntry], extractions: dict[str, Extraction]
 
 def nodes_of(files: Iterable[FileEntry], extractions: dict[str, Extraction]) -> set[str]:
     """The ids of the nodes of `files` (the sources of every edge their build adds)."""
-    found = set()
-    for entry in files:
-        found.add(entry.path)
-        found.update(f"{entry.path}::{s.qualname}" for s in extractions[entry.path].symbols)
-    return found
+    return set().union(*(node_ids(f.path, extractions[f.path]) for f in files))
+
+
+def node_ids(path: str, extraction: Extraction) -> set[str]:
+    """The ids of one file's nodes: the file's and its symbols'."""
+    return {path, *(f"{path}::{s.qualname}" for s in extraction.symbols)}
 
 
 def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: Extraction,
@@ -182,7 +183,7 @@ def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: E
             graph.counts["calls_unresolved"] += 1
             continue
         graph.counts["calls_resolved"] += 1
-        source = _source(graph, entry.path, ref.scope)
+        source = source_node(entry.path, ref.scope, graph.nodes)
         kind = "tests" if tests.get(source) else "calls"
         for target, weight in found:
             if target.kind in ("file", "symbol"):
@@ -194,7 +195,7 @@ def _add_value(graph: Graph, resolver: Resolver, path: str, scope: str, name: st
     """A function or class used as a value (a callback, a chosen implementation, a decorator):
     whoever holds it may call it, so it counts as a weaker call. Only names that scopes,
     imports or attribute chains resolve count: most values are plain variables."""
-    source = _source(graph, path, scope)
+    source = source_node(path, scope, graph.nodes)
     kind = "tests" if tests.get(source) else "calls"
     for target, weight in resolver.resolve(path, scope, name, guess=False):
         if target.kind != "symbol":
@@ -244,11 +245,12 @@ def _add_nodes(graph: Graph, entry: FileEntry, extraction: Extraction,
         graph.add_edge(owner if owner in graph.nodes else entry.path, node_id, "contains", 1.0)
 
 
-def _source(graph: Graph, path: str, scope: str) -> str:
-    """The node a reference belongs to: its innermost enclosing symbol, else the file."""
+def source_node(path: str, scope: str, nodes: Container[str]) -> str:
+    """The node a reference belongs to: its innermost enclosing symbol among `nodes`, else
+    the file."""
     while scope:
         node_id = f"{path}::{scope}"
-        if node_id in graph.nodes:
+        if node_id in nodes:
             return node_id
         scope = scope.rpartition(".")[0]
     return path

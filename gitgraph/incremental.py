@@ -27,7 +27,7 @@ from . import git, tablestore
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
-from .graph import build_part
+from .graph import build_part, node_ids, source_node
 from .index import Report, Tree, load_extractions
 from .mentions import Mentions, changed_names, module_names, name_parts, names_in
 from .model import Extraction, FileEntry
@@ -164,7 +164,8 @@ def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
                     for e in (old, new)]
         for side, refs in ((old, inherits[0] - inherits[1]), (new, inherits[1] - inherits[0])):
             for _, scope in refs:
-                if _class_of(entry.path, scope, side).partition("::")[2] in both | {""}:
+                source = source_node(entry.path, scope, node_ids(entry.path, side))
+                if source.partition("::")[2] in both | {""}:
                     return None  # a class on both sides changes its bases: no bound by name
         defined, imported = changed_names(old, new)
         names |= defined
@@ -218,10 +219,11 @@ def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extr
     plain = Resolver(tables, use_bases=False)
     found: dict[str, set[str]] = defaultdict(set)
     for path in sorted(paths):
+        ids = node_ids(path, load(path))
         for ref in load(path).refs:
             if ref.kind != "inherit":
                 continue
-            source = _class_of(path, ref.scope, load(path))
+            source = source_node(path, ref.scope, ids)
             for target, _ in plain.resolve(path, "", ref.name):
                 if target.kind == "symbol" and target.key != source:
                     found[source].add(target.key)
@@ -240,16 +242,6 @@ def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extr
         elif bases != sorted(tables.bases.get(node, ())):
             return False
     return True
-
-
-def _class_of(path: str, scope: str, extraction: Extraction) -> str:
-    """The node an inherit reference belongs to (as graph.build_part finds its source)."""
-    qualnames = {s.qualname for s in extraction.symbols}
-    while scope:
-        if scope in qualnames:
-            return f"{path}::{scope}"
-        scope = scope.rpartition(".")[0]
-    return path
 
 
 def prepare(root: Path, config: Config, graph: GraphFile) -> None:
