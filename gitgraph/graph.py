@@ -210,20 +210,24 @@ def _add_value(graph: Graph, resolver: Resolver, path: str, scope: str, name: st
             graph.add_edge(source, target.key, kind, weight * VALUE_WEIGHT)
 
 
+def file_node(path: str, lang: str, lines: int, status: str = "") -> dict[str, Any]:
+    """The node record of a file."""
+    node: dict[str, Any] = {"id": path, "kind": "file", "name": posixpath.basename(path),
+                            "path": path, "start_line": 1, "end_line": lines, "lang": lang}
+    if status:
+        node["status"] = status
+    if is_test_file(path, lang):
+        node["test"] = True
+    return node
+
+
 def _add_nodes(graph: Graph, entry: FileEntry, extraction: Extraction,
                tests: dict[str, bool]) -> None:
-    test_file = is_test_file(entry.path, entry.lang)
-    file_node: dict[str, Any] = {
-        "id": entry.path, "kind": "file", "name": posixpath.basename(entry.path),
-        "path": entry.path, "start_line": 1, "end_line": extraction.lines, "lang": entry.lang,
-    }
+    record = graph.nodes[entry.path] = file_node(entry.path, entry.lang, extraction.lines,
+                                                 extraction.status)
     if extraction.status:
-        file_node["status"] = extraction.status
         graph.counts["status_" + extraction.status] += 1
-    if test_file:
-        file_node["test"] = True
-    graph.nodes[entry.path] = file_node
-    tests[entry.path] = test_file
+    test_file = tests[entry.path] = bool(record.get("test"))
     test_classes = {r.scope for r in extraction.refs
                     if r.kind == "inherit" and r.name.endswith("TestCase")}
     for symbol in extraction.symbols:

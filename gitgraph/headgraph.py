@@ -18,7 +18,7 @@ from . import git, tablestore
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
-from .graph import Graph, build, build_part, graph_digest, is_test_file
+from .graph import Graph, build, build_part, file_node, graph_digest
 from .incremental import delta, widen
 from .index import Report, Tree, load_extractions
 from .languages import language_of
@@ -108,7 +108,7 @@ def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
             tables.symbols[path] = {}
             tables.imports[path] = ()
             tables.attrs[path] = {}
-            view.add_node(_gone_file_node(path, lang))
+            view.add_node(file_node(path, lang, 0))  # a file that is gone
         tables.symbols[path] = {**tables.symbols[path], **{s.qualname: s for s in symbols}}
         for symbol in symbols:
             node = f"{path}::{symbol.qualname}"
@@ -137,15 +137,6 @@ def _add_ghosts(view: CompactView, tables: Tables, ghosts: Ghosts,
         owner = f"{path}::{qual.rpartition('.')[0]}" if "." in qual else path
         edges.add_edge(owner, node, "contains", 1.0)
     view.add_edges(edges)
-
-
-def _gone_file_node(path: str, lang: str) -> dict[str, Any]:
-    """The node of a file that is gone (as a full build with its ghosts records it)."""
-    node: dict[str, Any] = {"id": path, "kind": "file", "name": posixpath.basename(path),
-                            "path": path, "start_line": 1, "end_line": 0, "lang": lang}
-    if is_test_file(path, lang):
-        node["test"] = True
-    return node
 
 
 def ghost_node(path: str, symbol: Symbol) -> dict[str, Any]:
