@@ -13,15 +13,9 @@ Pure: lines in, lines out, no git and no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import NamedTuple
 
-from .store import GraphLines
-
-_FILE_AT = len('{"path":"')
-_NODE_AT = len('{"id":"')
-_LINK_AT = len('{"source":"')
-_TARGET = ',"target":"'
+from .store import GraphLines, record_field
 
 
 class Merged(NamedTuple):
@@ -63,8 +57,8 @@ def merge(base: GraphLines, ours: GraphLines, theirs: GraphLines) -> Merged:
         add = [line for line in other_set - old_set if of(line) in take]
         result.append(sorted([*(line for line in mine if line not in drop), *add]))
     files, nodes, links = result
-    ids = {_string_at(line, _NODE_AT) for line in nodes}
-    links = [line for line in links if _target(line) in ids]
+    ids = {record_field(line, "id")[0] for line in nodes}
+    links = [line for line in links if record_field(line, "target")[0] in ids]
     lines = GraphLines(dict(ours.header), files, nodes, links)
     return Merged(lines, tuple(sorted(changed_ours & changed_theirs & differ)))
 
@@ -86,21 +80,10 @@ class _Owners:
         return node.partition("::")[0]
 
     def of_file(self, line: str) -> str:
-        return _string_at(line, _FILE_AT)
+        return record_field(line, "path")[0]
 
     def of_node(self, line: str) -> str:
-        return self.of_id(_string_at(line, _NODE_AT))
+        return self.of_id(record_field(line, "id")[0])
 
     def of_link(self, line: str) -> str:
-        return self.of_id(_string_at(line, _LINK_AT))
-
-
-def _string_at(line: str, at: int) -> str:
-    """The JSON string whose body starts at `at` (just after its opening quote)."""
-    value: str = scanstring(line, at)[0]
-    return value
-
-
-def _target(line: str) -> str:
-    source_end = scanstring(line, _LINK_AT)[1]
-    return _string_at(line, line.index(_TARGET, source_end) + len(_TARGET))
+        return self.of_id(record_field(line, "source")[0])

@@ -23,6 +23,7 @@ import mmap
 import os
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,15 @@ def link_line(source: str, target: str, kind: str, weight: float) -> str:
     start = f'{{"source":{_string(source)},"target":{_string(target)},"kind":{_string(kind)}'
     weight = float(round(weight, 4))
     return f"{start}}}," if weight == 1.0 else f'{start},"weight":{weight!r}}},'
+
+
+def record_field(line: str, key: str, start: int = 0) -> tuple[str, int]:
+    """A string field of a record line (as the *_line functions write them) and where it
+    ends; `start` skips the fields before it. A key's pattern cannot occur inside an
+    earlier string value, where every quote is escaped."""
+    value: str
+    value, end = scanstring(line, line.index(f'"{key}":"', start) + len(key) + 4)
+    return value, end
 
 
 def id_prefixes(path: str) -> tuple[str, str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 
 from . import git, sealed
@@ -21,7 +20,7 @@ from .extract import extractor_digest
 from .graph import graph_digest
 from .mentions import Mentions, names_in
 from .model import Extraction, FileEntry
-from .store import GraphFile
+from .store import GraphFile, record_field
 from .tables import Layout, Tables, family, interface
 
 log = logging.getLogger("gitgraph")
@@ -85,8 +84,8 @@ def _read_tables(tables: Tables, graph: GraphFile) -> None:
     lang = tables.lang
     start, end = graph.spans[1]
     for line in raw[start:end].decode("utf-8").split("\n")[:-1]:
-        node, at = scanstring(line, 7)  # after '{"id":"'
-        kind = scanstring(line, line.find(',"kind":"', at) + 9)[0]
+        node, at = record_field(line, "id")
+        kind = record_field(line, "kind", at)[0]
         path = node.rpartition("::")[0]
         if kind != "file" and path in lang:  # else a stray record a full build would drop
             tables.add_symbol(family(lang[path]), node, kind)
@@ -94,8 +93,8 @@ def _read_tables(tables: Tables, graph: GraphFile) -> None:
     at = raw.find(_INHERITS, start, end)
     while at >= 0:
         line = raw[raw.rfind(b"\n", start, at) + 1:at].decode("utf-8")
-        source, after = scanstring(line, 11)  # after '{"source":"'
-        target = scanstring(line, line.find(',"target":"', after) + 11)[0]
+        source, after = record_field(line, "source")
+        target = record_field(line, "target", after)[0]
         tables.bases.setdefault(source, []).append(target)
         at = raw.find(_INHERITS, at + 1, end)
     for bases in tables.bases.values():
