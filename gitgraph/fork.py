@@ -1,6 +1,8 @@
 """Work on the other core: a forked child computes a marshal-able value while the parent
-goes on. tree-sitter and resolution hold the GIL, so threads would not overlap them; a fork
-shares the parent's memory (copy on write) and costs ~1 ms.
+goes on. tree-sitter and resolution hold the GIL, so threads would not overlap them. A fork
+starts in ~1 ms and shares the parent's memory copy on write, but every page either side
+then touches is copied (Python's reference counts write to every object read): fork before
+the heap grows, as index.build_tree_records does, not after.
 """
 
 from __future__ import annotations
