@@ -20,6 +20,10 @@ from .model import Change, Impact, ImpactNode
 BODY_SHARE = 0.5  # a changed body larger than this share of the budget is shown as a hunk
 IMPACTED_BODY_SHARE = 0.2  # an impacted node's body may take at most this share
 MAX_CANDIDATES = 300
+# Impacted candidates come in rank order, so once this many in a row fit at no resolution
+# the room left is smaller than what nodes need: the rest are not tried (each try renders
+# the node and counts it) and count as omitted.
+MAX_MISSES = 20
 
 Render = Callable[[Impact], str]
 Count = Callable[[str], int]
@@ -124,10 +128,11 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
     room = min(empty_cost + int(budget * tests_share), budget - (used - empty_cost))
     base = _fit_tests(frame, render, count, room, max_tests)
     used += count(render(base)) - empty_cost
-    omitted_nodes = omitted_tokens = 0
+    omitted: list[Candidate] = []
+    misses = 0  # candidates in a row placed at no resolution
     for c in impacted[:MAX_CANDIDATES]:
         placed = False
-        for resolution, text in c.options:
+        for resolution, text in c.options if misses < MAX_MISSES else ():
             room = budget - used
             if resolution == "body":
                 room = min(room, int(budget * IMPACTED_BODY_SHARE))
@@ -137,11 +142,16 @@ def select(frame: Impact, changed: list[Candidate], impacted: list[Candidate],
                 used += need
                 placed = True
                 break
+        misses = 0 if placed else misses + 1
         if not placed:
-            omitted_nodes += 1
-            # an estimate (about four characters a token): rendering each would cost more
-            omitted_tokens += cost(c, *c.options[-1]) + len(c.options[0][1]) // 4
-    omitted_nodes += max(len(impacted) - MAX_CANDIDATES, 0)
+            omitted.append(c)
+    # an estimate: a node's line as measured (else as the lines measured cost on average),
+    # plus about four characters a token for its richest text
+    lines = [n for (_, resolution), n in costs.items() if resolution == "line"] or [0]
+    typical = sum(lines) // len(lines)
+    omitted_tokens = sum(costs.get((c.node["id"], "line"), typical) + len(c.options[0][1]) // 4
+                         for c in omitted)
+    omitted_nodes = len(omitted) + max(len(impacted) - MAX_CANDIDATES, 0)
     return _exact(base, chosen, edges, render, count, omitted_nodes, omitted_tokens)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from gitgraph import tokens
 from gitgraph.model import Change, Impact
 from gitgraph.render.json_format import render_json
-from gitgraph.select import Candidate, select
+from gitgraph.select import MAX_CANDIDATES, MAX_MISSES, Candidate, select
 
 BODY = "def changed(x):\n" + "".join(f"    x = x + {i}  # step {i}\n" for i in range(25))
 
@@ -63,3 +63,23 @@ def test_tests_share_bounds_the_list() -> None:
     capped = select(frame(2000, 200), [changed()], [], {}, render_json, tokens.count,
                     tests_share=0.6, max_tests=7)
     assert len(capped.tests) == 7
+
+
+def test_a_full_budget_stops_trying_candidates_and_still_counts_them_omitted() -> None:
+    """Once MAX_MISSES candidates in a row fit nowhere, the rest are not rendered and counted
+    (each try costs both), yet every one of them is reported as omitted."""
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return tokens.count(text)
+
+    many = impacted(MAX_CANDIDATES)
+    impact = select(frame(1000, 200), [changed()], many, {}, render_json, count,
+                    tests_share=0.9, max_tests=200)
+    placed = len(impact.nodes) - 1
+    assert impact.omitted_nodes == MAX_CANDIDATES - placed
+    # a line costs well over a token a character of its id: a sane estimate, never zero
+    assert impact.omitted_tokens >= impact.omitted_nodes * 20
+    tried = {text for text in counted if "caller_" in text}
+    assert placed + MAX_MISSES <= len(tried) < placed + 3 * MAX_MISSES
