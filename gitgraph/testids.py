@@ -82,7 +82,7 @@ def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking
     for node_id, depth in reached:
         if depth != last:
             complete, last = len(order) >= limit, depth
-        if (complete and not _may_share(view, node_id, owners)
+        if (complete and not _may_share(node_id, owners)
                 and not _named(node_id.rpartition("::")[2].rpartition(".")[2], names)):
             continue
         _add(order, view, ranking, node_id, 0.0, depth)
@@ -90,6 +90,9 @@ def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking
 
 def _named(test_name: str, names: list[list[str]]) -> bool:
     """Whether a test's own name (the last part of its ids) contains a changed symbol's."""
+    lower = test_name.lower()  # each word is in it: most names are ruled out without a split
+    if not any(all(word in lower for word in name) for name in names):
+        return False
     words = _words(test_name)
     return any(_contains(words, name) for name in names)
 
@@ -106,15 +109,13 @@ def _bases_of(view: View, classes: list[str]) -> set[str]:
     return found
 
 
-def _may_share(view: View, node_id: str, owners: set[str]) -> bool:
+def _may_share(node_id: str, owners: set[str]) -> bool:
     """Whether a test node may name a class in `owners` in its ids (see `runnable`): a Python
     test's ids name its own class or (inherited methods) subclasses of it."""
-    if not view.is_test(node_id):
-        return False
-    node = view.node(node_id)
-    if node is None or "::" in node["path"] or language_of(node["path"]) != "python":
+    path, _, qual = node_id.rpartition("::")  # a qualified name holds no "::"
+    if "::" in path or language_of(path) != "python":
         return True  # ids not made from the node's class: decided by `_add` itself
-    return f"{node['path']}::{node_id.rpartition('::')[2].rpartition('.')[0]}" in owners
+    return f"{path}::{qual.rpartition('.')[0]}" in owners
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -210,9 +211,9 @@ def class_tests(view: View, node: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _reachable(view: View, seeds: list[str]) -> list[tuple[str, int]]:
-    """Dependents within REACH_DEPTH arcs with their distance, nearest first (the order
+    """Tests within REACH_DEPTH arcs of a seed with their distance, nearest first (the order
     within one distance does not matter: each id keeps its best rank)."""
-    return view.dependents(seeds, REACH_DEPTH)
+    return view.dependent_tests(seeds, REACH_DEPTH)
 
 
 def runnable(view: View, node: dict[str, Any]) -> list[str]:

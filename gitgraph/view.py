@@ -48,9 +48,10 @@ class View(Protocol):
     def outgoing(self, node_id: str) -> list[Edge]:
         """Edges (target, kind, weight) out of a node: what it depends on."""
 
-    def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
-        """Nodes from which a path of at most `depth` edges leads to a seed, each with the
-        length of the shortest: nearest first, in no particular order within a length."""
+    def dependent_tests(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
+        """Test nodes from which a path of at most `depth` edges (through any nodes) leads
+        to a seed, each with the length of the shortest: nearest first, in no particular
+        order within a length."""
 
     def weighted(self, node_id: str, factors: Mapping[str, float], forward: float
                  ) -> list[Arc]:
@@ -82,7 +83,7 @@ class MemoryView:
     def outgoing(self, node_id: str) -> list[Edge]:
         return self._out.get(node_id, [])
 
-    def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
+    def dependent_tests(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
         seen = set(seeds)
         level = list(seeds)
         found: list[tuple[str, int]] = []
@@ -93,7 +94,7 @@ class MemoryView:
                     if source not in seen:
                         seen.add(source)
                         reached.append(source)
-            found += [(node, distance) for node in reached]
+            found += [(node, distance) for node in reached if self.is_test(node)]
             level = reached
         return found
 
@@ -172,13 +173,14 @@ class CompactView:
                 self._out, node_id, self._extra_out, None)
         return edges
 
-    def dependents(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
+    def dependent_tests(self, seeds: list[str], depth: int) -> list[tuple[str, int]]:
         # MemoryView's walk, over node numbers: a diff of a widely used function reaches
         # half the graph, and naming only the nodes reached (not every edge looked at)
-        # halves the time. Overlaid edges name their nodes; stored ones from dropped nodes
-        # are gone (see _edges).
+        # halves the time; stored nodes are tested by their number. Overlaid edges name
+        # their nodes; stored ones from dropped nodes are gone (see _edges).
         index, ids, dropped, extra = self.index, self.ids, self._dropped, self._extra_in
         offsets, others, _, _ = self._in
+        overlaid, is_test, test = self._nodes, self.is_test, self.attrs.tests()
         stored = bytearray(len(ids))  # stored nodes seen, by number
         unstored: set[str] = set()  # nodes only in the overlay seen
         for seed in seeds:
@@ -198,17 +200,23 @@ class CompactView:
                         if source not in unstored:
                             unstored.add(source)
                             reached.append(source)
+                            if is_test(source):
+                                found.append((source, distance))
                     elif not stored[i]:
                         stored[i] = 1
                         reached.append(source)
+                        if test[i] if source not in overlaid else is_test(source):
+                            found.append((source, distance))
                 i = index.get(node)
                 if i is None:
                     continue
                 for o in others[offsets[i]:offsets[i + 1]]:
                     if not stored[o] and o not in dropped:
                         stored[o] = 1
-                        reached.append(ids[o])
-            found += [(node, distance) for node in reached]
+                        source = ids[o]
+                        reached.append(source)
+                        if test[o] if source not in overlaid else is_test(source):
+                            found.append((source, distance))
             level = reached
         return found
 

@@ -45,6 +45,11 @@ class Records:
                              _array("l", memoryview(end)), signature, test)
         return self._columns
 
+    def tests(self) -> bytes:
+        """The test flags of every node, by number (1 for a test)."""
+        test: bytes = self._decoded()[7]
+        return test
+
     def is_test(self, i: int) -> bool:
         """The test flag of node `i`."""
         return bool(self._decoded()[7][i])

@@ -84,6 +84,9 @@ def same_ranking(a: Analysis, b: Analysis) -> None:
         assert shown(a.view.node(node)) == shown(b.view.node(node))
         assert sorted(a.view.incoming(node)) == sorted(b.view.incoming(node))
         assert sorted(a.view.outgoing(node)) == sorted(b.view.outgoing(node))
+        assert sorted(a.view.dependent_tests([node], 6)) == sorted(
+            b.view.dependent_tests([node], 6))
+    assert any(a.view.dependent_tests([node], 6) for node in a.ranking.score)
 
 
 @pytest.fixture
@@ -172,12 +175,13 @@ def test_stored_view_reads_back_the_graph(project: Repo, tmp_path: Path) -> None
         assert view.node(node) is view.node(node)  # decoded once
         assert sorted(view.incoming(node)) == sorted(memory.incoming(node))
         assert sorted(view.outgoing(node)) == sorted(memory.outgoing(node))
-        assert sorted(view.dependents([node], 3)) == sorted(memory.dependents([node], 3))
+        assert sorted(view.dependent_tests([node], 3)) == sorted(memory.dependent_tests([node], 3))
         for forward in (0.0, 0.3):
             assert (sorted(view.weighted(node, {"calls": 1.0, "imports": 0.5}, forward))
                     == sorted(memory.weighted(node, {"calls": 1.0, "imports": 0.5}, forward)))
         assert view.is_test(node) == memory.is_test(node) == bool(shown(memory.node(node)
                                                                           or {})["test"])
+    assert ("tests/test_user.py::test_helper", 1) in view.dependent_tests(["pkg/lib.py::helper"], 3)
     assert view.tables == (dict(built.tables.by_name), dict(built.tables.methods),
                            dict(built.tables.bases))
 
