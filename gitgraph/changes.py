@@ -20,7 +20,7 @@ from .extract import code_digests
 from .index import Tree, snapshot
 from .model import Change, Extraction, Symbol
 
-ZERO = "0" * 40
+ZERO = git.ZERO
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,7 @@ def parse_sides(root: Path, revisions: list[str], staged: bool) -> Sides:
         return _sides(root, base, "INDEX", ("--cached", base),
                       lambda: snapshot(root, staged=True))
     if revisions:
-        base = git.resolve_commit(root, revisions[0])
-        return _sides(root, base, "WORKTREE", (base,), lambda: snapshot(root))
+        return _worktree_sides(root, git.resolve_commit(root, revisions[0]))
     return _sides(root, "INDEX", "WORKTREE", (), lambda: snapshot(root))
 
 
@@ -74,6 +73,18 @@ def _sides(root: Path, base: str, head: str, diff_args: tuple[str, ...],
             finish()  # reaped, its error (if any) superseded by this one
         raise
     return Sides(base, head, diff_args, tree, functools.cache(finish))
+
+
+def _worktree_sides(root: Path, base: str) -> Sides:
+    """A revision against the work tree: its tree with the diff laid over it (one walk of
+    the work tree, git diff's, and a listing of the revision's tree at the same time)."""
+    finish = git.diff_raw_started(root, base)  # (the listing, read as it comes, is larger)
+    try:
+        entries = git.ls_tree(root, base)
+    finally:
+        changes = finish()
+    tree = Tree("WORKTREE", tuple(git.worktree_over(root, entries, changes)))
+    return Sides(base, "WORKTREE", (base,), tree, lambda: changes)
 
 
 @dataclass(frozen=True)

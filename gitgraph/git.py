@@ -47,6 +47,9 @@ def _check(args: Sequence[str], returncode: int, stderr: bytes) -> None:
         raise GitGraphError(f"git {args[0]} failed: {reasons[0] if reasons else returncode}")
 
 
+ZERO = "0" * 40  # the blob id git shows for a work-tree file it has not hashed
+
+
 def started(root: Path, *args: str) -> Callable[[], bytes]:
     """Start `git ARGS` now, to run while the caller does other work; the returned function
     waits for it and returns stdout (errors as `run` reports them). Call it exactly once."""
@@ -140,14 +143,16 @@ def merge_base(root: Path, a: str, b: str) -> str:
 
 def ls_tree(root: Path, commit: str) -> list[TreeEntry]:
     """Every blob (and gitlink) of a commit's tree, recursively."""
-    out = run(root, "ls-tree", "-r", "-z", "--full-tree", commit)
+    return parse_ls_tree(run(root, "ls-tree", "-r", "-z", "--full-tree", commit))
+
+
+def parse_ls_tree(out: bytes) -> list[TreeEntry]:
+    """Entries of `git ls-tree -r -z` output."""
+    # "<mode> <type> <blob>\t<path>" per record; decoded at once, like ls_index's
     entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, _kind, blob = meta.decode().split(" ")
-        entries.append(TreeEntry(mode, blob, os.fsdecode(path)))
+    for record in os.fsdecode(out).split("\0")[:-1]:
+        meta, _, path = record.partition("\t")
+        entries.append(TreeEntry(meta[:6], meta[meta.rindex(" ") + 1:], path))
     return entries
 
 
@@ -193,6 +198,27 @@ def worktree_entries(root: Path) -> list[TreeEntry]:
         elif os.path.lexists(root / entry.path):
             entries.append(entry)  # symlink or gitlink: keep as indexed
     return entries
+
+
+def worktree_over(root: Path, entries: Sequence[TreeEntry], changes: Sequence[RawChange]
+                  ) -> list[TreeEntry]:
+    """The work tree's entries, from a tree's and `git diff --raw TREE` (the work tree
+    against it): one walk of the work tree (the diff's), where `worktree_entries` takes two.
+    Files git has not hashed (blob 0) are hashed now, except symlinks and gitlinks: those
+    keep blob 0 (gitgraph never reads them)."""
+    by_path = {entry.path: entry for entry in entries}
+    for change in changes:
+        if change.status in "DR":
+            by_path.pop(change.old_path, None)
+        if change.status != "D":
+            by_path[change.new_path] = TreeEntry(change.new_mode, change.new_blob,
+                                                 change.new_path)
+    unhashed = [path for path, entry in by_path.items()
+                if entry.blob == ZERO and entry.mode in ("100644", "100755")]
+    for path, blob in hash_files(root, [p for p in unhashed
+                                        if os.path.isfile(root / p)]).items():
+        by_path[path] = by_path[path]._replace(blob=blob)
+    return sorted(by_path.values(), key=lambda entry: entry.path)
 
 
 def hash_files(root: Path, paths: Sequence[str]) -> dict[str, str]:

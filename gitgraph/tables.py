@@ -69,8 +69,8 @@ class Tables:
         key = hash(frozenset(self.lang.items()))
         if self._layout is None or self._layout[0] != key:
             dir_files: dict[tuple[str, str], list[str]] = defaultdict(list)
-            for path in sorted(self.lang):
-                dir_files[(posixpath.dirname(path), family(self.lang[path]))].append(path)
+            for path in sorted(self.lang):  # (git's paths have no trailing or double "/")
+                dir_files[(path.rpartition("/")[0], family(self.lang[path]))].append(path)
             modules = python_modules([p for p, lang in self.lang.items() if lang == "python"])
             self._layout = (key, Layout(dir_files, modules))
         return self._layout[1]
@@ -149,13 +149,31 @@ def python_module_name(path: str, present: Container[str]) -> str:
 
 
 def python_modules(paths: list[str]) -> dict[str, str]:
-    """Dotted module name → file, for every Python file (`.py` before `.pyi`)."""
+    """Dotted module name → file, for every Python file (`.py` before `.pyi`): the names
+    `python_module_name` gives, with each directory's package name worked out once."""
     present = set(paths)
+    packages: dict[str, str] = {}  # directory → its dotted name as a package, "" if none
+
+    def package(directory: str) -> str:
+        if directory not in packages:
+            if not directory or directory + "/__init__.py" not in present:
+                packages[directory] = ""
+            else:
+                parent, _, name = directory.rpartition("/")
+                above = package(parent)
+                packages[directory] = f"{above}.{name}" if above else name
+        return packages[directory]
+
     modules: dict[str, str] = {}
     for path in sorted(paths):
-        name = python_module_name(path, present)
-        if name:
-            modules.setdefault(name, path)
+        directory, _, name = path.rpartition("/")
+        stem = name.rpartition(".")[0]  # every Python file's name has an extension
+        if stem == "__init__":  # the package's own module, named whatever else is there
+            directory, _, stem = directory.rpartition("/")
+        above = package(directory)
+        dotted = f"{above}.{stem}" if above and stem else stem
+        if dotted:
+            modules.setdefault(dotted, path)
     return modules
 
 

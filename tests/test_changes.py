@@ -11,7 +11,9 @@ from conftest import Repo
 from gitgraph.changes import parse_sides
 from gitgraph.config import Config
 from gitgraph.errors import GitGraphError
+from gitgraph.git import TreeEntry
 from gitgraph.impact import analyse, impacted_tests
+from gitgraph.index import snapshot
 
 LIB = '''\
 def helper(x):
@@ -192,3 +194,47 @@ def test_unknown_revision_is_one_line(project: Repo, tmp_path: Path) -> None:
         parse_sides(project.path, ["nope"], False)
     with pytest.raises(GitGraphError, match="too many revisions"):
         parse_sides(project.path, ["HEAD", "HEAD", "HEAD"], False)
+
+
+def _regular(entries: tuple[TreeEntry, ...]) -> list[TreeEntry]:
+    return [e for e in entries if e.mode in ("100644", "100755")]
+
+
+def test_a_revision_against_the_work_tree_sees_the_files_a_second_walk_sees(
+        project: Repo) -> None:
+    """The head tree of `diff REV` (REV's tree with the diff laid over it) has the entries
+    of the work tree as the index and a second walk give them, in every state a work tree
+    can be in: edited, staged then edited again, back to REV's text, deleted, renamed,
+    added with intent to add, executable, conflicted."""
+    project.write("pkg/gone.py", "def gone():\n    return 1\n")
+    project.write("pkg/moved.py", "def moved():\n    return 1\n" * 20)
+    project.commit("more")
+    project.write("pkg/user.py", "def use():\n    return 3\n")
+    project.commit("user")
+    project.write("pkg/lib.py", LIB.replace("return 0", "return 5"))  # edited, unstaged
+    project.write("pkg/user.py", "def use():\n    return 4\n")
+    project.git("add", "pkg/user.py")
+    project.write("pkg/user.py", "def use():\n    return 3\n")  # staged, then back to HEAD's
+    (project.path / "pkg/gone.py").unlink()  # deleted, unstaged
+    project.git("mv", "pkg/moved.py", "pkg/renamed.py")  # renamed, staged
+    project.write("pkg/new.py", "def new():\n    return 1\n")
+    project.git("add", "-N", "pkg/new.py")  # intent to add
+    project.write("run.py", "print(1)\n")
+    (project.path / "run.py").chmod(0o755)
+    project.git("add", "run.py")
+    for revision in ("HEAD", "HEAD~1", "HEAD~2"):
+        head = parse_sides(project.path, [revision], False).head_tree.entries
+        assert _regular(head) == _regular(snapshot(project.path).entries), revision
+    assert ("100755", "run.py") in {(e.mode, e.path) for e in head}
+    project.commit("all of it")  # then a conflicted path: its text, markers included
+    project.git("checkout", "-q", "-b", "other", "HEAD~1")
+    project.write("pkg/user.py", "def use():\n    return 'other'\n")
+    project.commit("other")
+    project.git("checkout", "-q", "main")
+    project.write("pkg/user.py", "def use():\n    return 'main'\n")
+    project.commit("main")
+    project.git("merge", "-q", "other", check=False)
+    assert "<<<<<<<" in project.read("pkg/user.py").decode()
+    for revision in ("HEAD", "HEAD~1"):
+        head = parse_sides(project.path, [revision], False).head_tree.entries
+        assert _regular(head) == _regular(snapshot(project.path).entries), revision

@@ -8,9 +8,13 @@ from pathlib import Path
 from textwrap import dedent
 from typing import TYPE_CHECKING
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gitgraph import config as config_mod
 from gitgraph.graph import Graph
 from gitgraph.index import build_tree_graph, snapshot
+from gitgraph.tables import python_module_name, python_modules
 
 if TYPE_CHECKING:
     from conftest import Repo
@@ -501,3 +505,21 @@ def test_attributes_naming_each_other_do_not_loop(repo: Repo) -> None:
             """,
     })
     assert "loop.py::A.go" not in {s for s, _ in edges}  # nothing to resolve to, and no crash
+
+
+_SEGMENTS = st.sampled_from(["a", "b", "pkg", "sub"])
+_NAMES = st.sampled_from(["__init__.py", "mod.py", "mod.pyi", "__init__.pyi", "x.py"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(_SEGMENTS, max_size=4), _NAMES), max_size=25))
+def test_python_modules_names_each_file_as_python_module_name_does(
+        files: list[tuple[list[str], str]]) -> None:
+    """The per-directory memo of python_modules gives the names of the per-path walk."""
+    paths = sorted({"/".join([*dirs, name]) for dirs, name in files})
+    expected: dict[str, str] = {}
+    for path in paths:
+        name = python_module_name(path, set(paths))
+        if name:
+            expected.setdefault(name, path)
+    assert python_modules(paths) == expected
