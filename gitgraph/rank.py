@@ -108,8 +108,10 @@ def personalized_pagerank(graph: ImpactGraph, seeds: Mapping[str, float], dampin
     while heap and pushes < MAX_PUSHES:
         _, node = heapq.heappop(heap)
         mass = residual[node]
+        if mass <= epsilon:  # below the bound whatever the arcs: most nodes end here
+            continue
         arcs = graph.arcs(node)
-        if mass <= epsilon * max(len(arcs), 1):
+        if mass <= epsilon * len(arcs):
             continue
         pushes += 1
         residual[node] = 0.0

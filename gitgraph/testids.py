@@ -7,15 +7,18 @@ defined on a base class or mixin runs in every test subclass, so it is named the
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections import deque
 from typing import Any
 
-from .languages import language_of
+from .languages import language_of as _language_of
 from .rank import Ranking
 from .view import View
 
+# asked of the same few test files thousands of times per diff
+language_of = functools.lru_cache(maxsize=4096)(_language_of)
 REACH_DEPTH = 6  # beyond the ranking's mass, tests this many dependency hops away still count
 _JS = ("javascript", "typescript", "tsx")
 
