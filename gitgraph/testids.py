@@ -19,6 +19,8 @@ from .view import View
 
 # asked of the same few test files thousands of times per diff
 language_of = functools.lru_cache(maxsize=4096)(_language_of)
+# an id's rank, smallest first: minus its score, minus its class's share, depth, test node
+Rank = tuple[float, float, int, str]
 REACH_DEPTH = 6  # beyond the ranking's mass, tests this many dependency hops away still count
 _JS = ("javascript", "typescript", "tsx")
 
@@ -37,7 +39,7 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
     its score. A test named after a changed symbol (`test_decorator_repr` for `__repr__`,
     `test_lru_clear` for `clear`) has its score raised by `name_weight` times.
     """
-    order: dict[str, tuple[float, float, int]] = {}
+    order: dict[str, Rank] = {}
     for node_id, value in ranking.score.items():
         if not view.is_test(node_id):  # most nodes reached are not: skip building their record
             continue
@@ -47,7 +49,7 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
         if node is not None and node["kind"] == "class":
             # within the class, tests with evidence of their own come first
             for key, method in class_tests(view, node):
-                _put(order, key, (-own, -ranking.score.get(method, 0.0), 0))
+                _put(order, key, (-own, -ranking.score.get(method, 0.0), 0, method))
     names = [w for w in map(_seed_words, seeds) if w] if name_weight else []
     reached = _reachable(view, seeds)
     if limit is None or name_weight <= -1.0:  # (a factor <= 0: ranked ids no longer come first)
@@ -57,38 +59,48 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
         _add_nearest(order, view, ranking, reached, limit, names)
     named: set[str] = set()  # also orders tests only reached (no score to raise) among equals
     if names:
-        for key, (value, by_class, depth) in order.items():
+        for key, (value, by_class, depth, test) in order.items():
             if _named(key.rpartition("::")[2], names):
-                order[key] = (value * (1.0 + name_weight), by_class, depth)
+                order[key] = (value * (1.0 + name_weight), by_class, depth, test)
                 named.add(key)
     return [k for k, _ in sorted(order.items(),
                                  key=lambda kv: (kv[1][0], kv[0] not in named, kv[1], kv[0]))
             ][:limit]
 
 
-def _add_nearest(order: dict[str, tuple[float, float, int]], view: View, ranking: Ranking,
+def _add_nearest(order: dict[str, Rank], view: View, ranking: Ranking,
                  reached: list[tuple[str, int]], limit: int, names: list[list[str]]) -> None:
     """The reached tests whose ids can be among the first `limit`.
 
     Reached ids rank after the ranked ones: first those named after a changed symbol, then
     those of a class with a share of the ranking's mass (by that share), then the others by
-    depth. `reached` is in depth order, so once `order` holds `limit` ids at the end of a
-    depth, no deeper id of the third kind can come before them; the first two kinds are
-    listed in full. An id's class is its test's own class or, for an inherited Python
-    method, a subclass of it: only tests whose class is (a base of) a class with a share, or
-    that are named after a changed symbol, are listed past that depth.
+    depth, then by test node. An id's class is its test's own class or, for an inherited
+    Python method, a subclass of it: only tests whose class is (a base of) a class with a
+    share, or that are named after a changed symbol, can have ids of the first two kinds.
+    Those are listed in full; of the others, at each depth only the nodes first in order
+    until `order` holds `limit` ids (`reached` is in depth order: no deeper id of the third
+    kind comes before those).
     """
     owners = _bases_of(view, [n for n in ranking.score
                               if _own_share(ranking, n) * ranking.score[n]])
-    complete = False  # whether `order` holds every id that ranks within the limit so far
-    last = 0
-    for node_id, depth in reached:
-        if depth != last:
-            complete, last = len(order) >= limit, depth
-        if (complete and not _may_share(node_id, owners)
-                and not _named(node_id.rpartition("::")[2].rpartition(".")[2], names)):
-            continue
-        _add(order, view, ranking, node_id, 0.0, depth)
+    start = 0
+    while start < len(reached):
+        depth = reached[start][1]
+        end = start
+        while end < len(reached) and reached[end][1] == depth:
+            end += 1
+        plain = []
+        for node_id, _ in reached[start:end]:
+            if (_may_share(node_id, owners)
+                    or _named(node_id.rpartition("::")[2].rpartition(".")[2], names)):
+                _add(order, view, ranking, node_id, 0.0, depth)
+            else:
+                plain.append(node_id)
+        for node_id in sorted(plain):
+            if len(order) >= limit:
+                break
+            _add(order, view, ranking, node_id, 0.0, depth)
+        start = end
 
 
 def _named(test_name: str, names: list[list[str]]) -> bool:
@@ -147,8 +159,8 @@ def _contains(words: list[str], part: list[str]) -> bool:
     return any(words[i:i + n] == part for i in range(len(words) - n + 1))
 
 
-def _add(order: dict[str, tuple[float, float, int]], view: View, ranking: Ranking,
-         node_id: str, value: float, depth: int) -> None:
+def _add(order: dict[str, Rank], view: View, ranking: Ranking, node_id: str, value: float,
+         depth: int) -> None:
     """A test node's ids at its rank; ids of one inherited method are ordered by the score the
     class that runs each got through its own body (`Cache = LRUCache` in one subclass,
     `Cache = FIFOCache` in another)."""
@@ -160,11 +172,11 @@ def _add(order: dict[str, tuple[float, float, int]], view: View, ranking: Rankin
     for key in runnable(view, node):
         path, _, qual = key.partition("::")
         cls = f"{path}::{qual.rpartition('::')[0].replace('::', '.')}"
-        _put(order, key, (value, -ranking.score.get(cls, 0.0) * _own_share(ranking, cls), depth))
+        share = -ranking.score.get(cls, 0.0) * _own_share(ranking, cls)
+        _put(order, key, (value, share, depth, node_id))
 
 
-def _put(order: dict[str, tuple[float, float, int]], key: str,
-         rank: tuple[float, float, int]) -> None:
+def _put(order: dict[str, Rank], key: str, rank: Rank) -> None:
     if key not in order or rank < order[key]:
         order[key] = rank
 
