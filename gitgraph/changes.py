@@ -37,8 +37,10 @@ class Sides:
                                                                repr=False)
 
 
-def parse_sides(root: Path, revisions: list[str], staged: bool) -> Sides:
-    """Revision arguments with `git diff`'s meaning (none, --staged, R, A B, A..B, A...B)."""
+def parse_sides(root: Path, revisions: list[str], staged: bool,
+                meanwhile: Callable[[], object] = lambda: None) -> Sides:
+    """Revision arguments with `git diff`'s meaning (none, --staged, R, A B, A..B, A...B);
+    `meanwhile` runs while git diffs and lists the trees."""
     if staged and len(revisions) > 1:
         raise GitGraphError("--staged takes at most one revision")
     if len(revisions) > 2:
@@ -47,26 +49,29 @@ def parse_sides(root: Path, revisions: list[str], staged: bool) -> Sides:
         a, b = revisions[0].split("...", 1)
         head = git.resolve_commit(root, b or "HEAD")
         base = git.merge_base(root, git.resolve_commit(root, a or "HEAD"), head)
-        return _sides(root, base, head, (base, head), lambda: snapshot(root, rev=head))
+        return _sides(root, base, head, (base, head), lambda: snapshot(root, rev=head),
+                      meanwhile)
     if len(revisions) == 1 and ".." in revisions[0]:
         a, b = revisions[0].split("..", 1)
         revisions = [a or "HEAD", b or "HEAD"]
     if len(revisions) == 2:
         base, head = (git.resolve_commit(root, r) for r in revisions)
-        return _sides(root, base, head, (base, head), lambda: snapshot(root, rev=head))
+        return _sides(root, base, head, (base, head), lambda: snapshot(root, rev=head),
+                      meanwhile)
     if staged:
         base = git.resolve_commit(root, revisions[0] if revisions else "HEAD")
         return _sides(root, base, "INDEX", ("--cached", base),
-                      lambda: snapshot(root, staged=True))
+                      lambda: snapshot(root, staged=True), meanwhile)
     if revisions:
-        return _worktree_sides(root, git.resolve_commit(root, revisions[0]))
-    return _sides(root, "INDEX", "WORKTREE", (), lambda: snapshot(root))
+        return _worktree_sides(root, git.resolve_commit(root, revisions[0]), meanwhile)
+    return _sides(root, "INDEX", "WORKTREE", (), lambda: snapshot(root), meanwhile)
 
 
 def _sides(root: Path, base: str, head: str, diff_args: tuple[str, ...],
-           head_tree: Callable[[], Tree]) -> Sides:
+           head_tree: Callable[[], Tree], meanwhile: Callable[[], object]) -> Sides:
     finish = git.diff_raw_started(root, *diff_args)
     try:
+        meanwhile()
         tree = head_tree()
     except BaseException:
         with contextlib.suppress(GitGraphError):
@@ -75,14 +80,22 @@ def _sides(root: Path, base: str, head: str, diff_args: tuple[str, ...],
     return Sides(base, head, diff_args, tree, functools.cache(finish))
 
 
-def _worktree_sides(root: Path, base: str) -> Sides:
+def _worktree_sides(root: Path, base: str, meanwhile: Callable[[], object]) -> Sides:
     """A revision against the work tree: its tree with the diff laid over it (one walk of
     the work tree, git diff's, and a listing of the revision's tree at the same time)."""
-    finish = git.diff_raw_started(root, base)  # (the listing, read as it comes, is larger)
+    finish = git.diff_raw_started(root, base)
+    listing = git.ls_tree_started(root, base)
     try:
-        entries = git.ls_tree(root, base)
-    finally:
+        meanwhile()
+    except BaseException:
+        for reap in (finish, listing):
+            with contextlib.suppress(GitGraphError):
+                reap()  # its error (if any) superseded by this one
+        raise
+    try:
         changes = finish()
+    finally:
+        entries = listing()
     tree = Tree("WORKTREE", tuple(git.worktree_over(root, entries, changes)))
     return Sides(base, "WORKTREE", (base,), tree, lambda: changes)
 

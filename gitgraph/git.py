@@ -146,6 +146,30 @@ def ls_tree(root: Path, commit: str) -> list[TreeEntry]:
     return parse_ls_tree(run(root, "ls-tree", "-r", "-z", "--full-tree", commit))
 
 
+def ls_tree_started(root: Path, commit: str) -> Callable[[], list[TreeEntry]]:
+    """`ls_tree`, started now; the returned function waits for it. Its output goes to an
+    unnamed file, not a pipe: a listing larger than a pipe holds would stop git until read."""
+    import tempfile
+
+    spool = tempfile.TemporaryFile()
+    try:
+        proc = subprocess.Popen(["git", "ls-tree", "-r", "-z", "--full-tree", commit], cwd=root,
+                                stdout=spool, stderr=subprocess.PIPE,
+                                env={**os.environ, **_ENV_OVERRIDES})
+    except FileNotFoundError:
+        spool.close()
+        raise GitGraphError("git not found (install git and put it on PATH)") from None
+
+    def finish() -> list[TreeEntry]:
+        with spool:
+            _, stderr = proc.communicate()
+            _check(("ls-tree", commit), proc.returncode, stderr)
+            spool.seek(0)
+            return parse_ls_tree(spool.read())
+
+    return finish
+
+
 def parse_ls_tree(out: bytes) -> list[TreeEntry]:
     """Entries of `git ls-tree -r -z` output."""
     # "<mode> <type> <blob>\t<path>" per record; decoded at once, like ls_index's

@@ -30,12 +30,31 @@ from .view import CompactView, MemoryView, View
 Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it
 
 
+class Stored:
+    """The view stored by the last full build, read once on first use (`gitgraph diff`
+    reads it while git lists the trees)."""
+
+    def __init__(self, root: Path, config: Config) -> None:
+        digest = extractor_digest(config.max_file_bytes)
+        self.path = git.common_dir(root) / "gitgraph" / f"view-{graph_digest(digest)}.bin"
+        self._view: list[CompactView | None] = []
+
+    def view(self) -> CompactView | None:
+        """The stored view, None when there is none (or it is damaged)."""
+        if not self._view:
+            self._view.append(CompactView.load(self.path))
+        return self._view[0]
+
+
 def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
-              load: Callable[[FileEntry], Extraction], ghosts: Ghosts) -> View:
-    """A View of `files` (the head tree), with ghosts of removed symbols."""
+              load: Callable[[FileEntry], Extraction], ghosts: Ghosts,
+              stored_view: Stored | None = None) -> View:
+    """A View of `files` (the head tree), with ghosts of removed symbols (`stored_view`:
+    the stored view, if already read)."""
     digest = extractor_digest(config.max_file_bytes)
-    store = git.common_dir(root) / "gitgraph" / f"view-{graph_digest(digest)}.bin"
-    stored = CompactView.load(store)
+    stored_view = stored_view or Stored(root, config)
+    store = stored_view.path
+    stored = stored_view.view()
     if stored is not None:
         cache = BlobCache(git.common_dir(root), digest)
         stored_files = stored.files

@@ -18,7 +18,7 @@ from .cache import BlobCache
 from .changes import ZERO, FileChange, Sides, changed_files, symbol_changes
 from .config import Config
 from .extract import extract, extractor_digest
-from .headgraph import Ghosts, extraction_loader, head_view
+from .headgraph import Ghosts, Stored, extraction_loader, head_view
 from .index import Report, source_files
 from .languages import language_of
 from .model import Change, Extraction, Impact
@@ -52,8 +52,10 @@ class Analysis:
     weights: dict[str, float] = field(default_factory=dict)  # the config's weights
 
 
-def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
-    """Changed symbols, the head graph (with ghosts of removed symbols) and the ranking."""
+def analyse(root: Path, sides: Sides, config: Config, stored: Stored | None = None
+            ) -> Analysis:
+    """Changed symbols, the head graph (with ghosts of removed symbols) and the ranking
+    (`stored`: the stored view, if already read)."""
     raw = changed_files(root, sides)
     files = source_files(sides.head_tree, config, Report())
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
@@ -90,7 +92,7 @@ def analyse(root: Path, sides: Sides, config: Config) -> Analysis:
         if removed and old_ext is not None:
             ghosts.setdefault(c.old_path, []).extend(
                 s for s in old_ext.symbols if s.qualname in removed)
-    view = head_view(root, config, sides.head_tree, files, load, ghosts)
+    view = head_view(root, config, sides.head_tree, files, load, ghosts, stored)
     weights = config.weights
     seeds = _with_owners(seed_weights([ch for ch in changes if view.node(ch.node) is not None],
                                       weights), view)

@@ -9,6 +9,7 @@ from gitgraph import config as config_mod
 from gitgraph import git
 from gitgraph.changes import parse_sides
 from gitgraph.errors import GitGraphError
+from gitgraph.headgraph import Stored
 from gitgraph.impact import analyse, build_impact, impacted_tests
 from gitgraph.model import Impact
 
@@ -31,12 +32,14 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
         for test in impacted_tests(analysis):
             print(test)
         return 0
-    sides = parse_sides(root, revisions, staged)
     # Exact counts, from remembered text parts (selection renders similar texts often); the
-    # tokenizer is built on another core while the graph work goes on (not while git lists
-    # the trees: git has that core then, and the build takes less time than the graph work).
+    # tokenizer is built on another core while the graph work goes on. It is forked first:
+    # forked later, from a larger heap, it would make the pages this process then writes
+    # (reference counts of the view's objects) copies, one fault each.
     with tokens.Counter(config.encoding, background=True) as count:
-        analysis = analyse(root, sides, config)
+        stored = Stored(root, config)
+        sides = parse_sides(root, revisions, staged, meanwhile=stored.view)  # while git works
+        analysis = analyse(root, sides, config, stored)
         if not analysis.changed_paths:
             print("gitgraph: no changes", file=sys.stderr)
             if fmt not in ("json", "yaml"):
