@@ -249,6 +249,13 @@ def _add_nodes(graph: Graph, entry: FileEntry, extraction: Extraction,
         graph.add_edge(owner if owner in graph.nodes else entry.path, node_id, "contains", 1.0)
 
 
+def node_records(entry: FileEntry, extraction: Extraction) -> list[dict[str, Any]]:
+    """The node records of one file: its own and its symbols'."""
+    graph = Graph()
+    _add_nodes(graph, entry, extraction, {})
+    return list(graph.nodes.values())
+
+
 def source_node(path: str, scope: str, nodes: Container[str]) -> str:
     """The node a reference belongs to: its innermost enclosing symbol among `nodes`, else
     the file."""

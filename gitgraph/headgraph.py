@@ -18,13 +18,13 @@ from . import git, tablestore
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
-from .graph import Graph, build, build_part, file_node, graph_digest
+from .graph import Graph, build, build_part, file_node, graph_digest, node_records
 from .incremental import delta, widen
 from .index import Report, Tree, load_extractions
 from .languages import language_of
 from .mentions import Mentions
 from .model import Extraction, FileEntry, Symbol
-from .tables import Tables, family
+from .tables import Tables, family, references
 from .view import CompactView, MemoryView, View
 
 Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it
@@ -60,10 +60,13 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
         stored_files = stored.files
 
         def index() -> Mentions:
-            found = tablestore.mentions(
-                root, config, stored_files, cache,
-                lambda: load_extractions(root, tree, files, config, Report()))
-            tablestore.save_mentions(root, config, stored_files, found)
+            # Brought to the stored view's files from whichever tree it was kept for (the
+            # hook keeps it for graph.json's): kept again only when built from nothing.
+            found = tablestore.stored_mentions(root, config, stored_files, cache)
+            if found is None:
+                found = tablestore.built_mentions(
+                    lambda: load_extractions(root, tree, files, config, Report()))
+                tablestore.save_mentions(root, config, stored_files, found)
             return found
 
         view = _overlaid(stored, files, load, ghosts, cache, index)
@@ -92,6 +95,16 @@ def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileE
         return None
     if not change.changed and not change.gone and not ghosts:
         return stored  # nothing to lay over: the name tables (slowest to decode) stay unread
+    if not change.gone and not ghosts and all(
+            references(change.before[f.path]) == references(change.fresh[f.path])
+            for f in change.changed):
+        # The same names and references (a body edit that calls nothing new): the stored
+        # edges stand; only the records (lines, signatures, hashes) are new. Nothing is
+        # resolved, and the name tables stay unread.
+        for entry in change.changed:
+            for node in node_records(entry, change.fresh[entry.path]):
+                stored.add_node(node)
+        return stored
     by_path = {f.path: f for f in files}
 
     def extraction(path: str) -> Extraction:

@@ -6,7 +6,7 @@ incremental update, from graph.json's lines with per-file entries loaded on dema
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -117,6 +117,18 @@ def interface(extraction: Extraction) -> Hashable:
         tuple(sorted((r.kind, r.name, r.scope) for r in extraction.refs
                      if r.kind in ("inherit", "assign"))),
     )
+
+
+def references(extraction: Extraction) -> Hashable:
+    """Everything the edges leaving a file's nodes are made from, line numbers aside: its
+    interface, which symbols are tests, and what it calls or uses as a value (as
+    `graph._add_links` counts them). While it and every other file's interface stay the
+    same, so do those edges."""
+    calls = {(r.scope, r.name, r.line) for r in extraction.refs if r.kind == "call"}
+    used = Counter((r.kind, r.name, r.scope) for r in extraction.refs if r.kind == "call"
+                   or r.kind == "value" and (r.scope, r.name, r.line) not in calls)
+    return (interface(extraction), tuple(s.test for s in extraction.symbols),
+            tuple(sorted(used.items())))
 
 
 class LazyTable(dict[str, Any]):

@@ -106,15 +106,26 @@ def mentions(root: Path, config: Config, files: tuple[FileEntry, ...], cache: Bl
     """Which files of `files` mention which names: the stored index brought up to date file
     by file, or built from every file's extraction (`build` gives those of the tree at hand;
     the files it changed are resolved again anyway)."""
+    found = stored_mentions(root, config, files, cache)
+    return found if found is not None else built_mentions(build)
+
+
+def stored_mentions(root: Path, config: Config, files: tuple[FileEntry, ...], cache: BlobCache
+                    ) -> Mentions | None:
+    """The stored index brought up to date for `files`, file by file; None when there is
+    none, or too many files differ."""
     stored = sealed.load(_file(root, config, "mentions"))
-    found = None
     if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == _FORMAT:
-        found = _updated(stored, files, cache)
-    if found is None:
-        log.info("update: building the index of mentioned names")
-        found = Mentions()
-        for source, extraction in build().items():
-            found.add(source, names_in(extraction))
+        return _updated(stored, files, cache)
+    return None
+
+
+def built_mentions(build: Callable[[], dict[str, Extraction]]) -> Mentions:
+    """The index built from every file's extraction."""
+    log.info("update: building the index of mentioned names")
+    found = Mentions()
+    for source, extraction in build().items():
+        found.add(source, names_in(extraction))
     return found
 
 

@@ -100,9 +100,21 @@ def project(repo: Repo) -> Repo:
     return repo
 
 
-def test_body_edit_is_overlaid(project: Repo) -> None:
-    project.write("pkg/lib.py", LIB.replace("return x * 2", "return x * 3"))
+@pytest.mark.parametrize(("edit", "resolved"), [
+    # the same names and references: the stored edges stand, records move (line numbers)
+    (lambda text: "# a new first line\n" + text.replace("return x * 2", "return x * 3"), False),
+    # a new call: resolved again (the name tables are read)
+    (lambda text: text.replace("return x * 2", "return x * 2 + len(unused.__name__)"), True),
+    (lambda text: text.replace("return helper(2)", "return helper(2) + abs(3)"), True),
+    # a call made once more (the extractor records a reference once per scope)
+    (lambda text: text.replace("return helper(2)", "return helper(2) + helper(3)"), False),
+])
+def test_body_edit_is_overlaid(project: Repo, edit: Callable[[str], str], resolved: bool
+                               ) -> None:
+    project.write("pkg/lib.py", edit(LIB))
     overlaid = run(project, "HEAD", fresh=False)
+    assert isinstance(overlaid.view, CompactView)
+    assert (overlaid.view._tables is not None) == resolved
     full = run(project, "HEAD", fresh=True)
     same_ranking(overlaid, full)
     assert "tests/test_user.py::test_helper" in impacted_tests(overlaid)
@@ -201,3 +213,17 @@ def test_damaged_view_is_rebuilt(project: Repo, damage: Callable[[bytes], bytes]
     assert CompactView.load(stored) is None
     same_ranking(run(project, "HEAD", fresh=False), expected)
     assert CompactView.load(stored) is not None  # stored again by the full build
+
+
+def test_a_symbol_that_becomes_a_test_is_resolved_again(repo: Repo) -> None:
+    """`#[test]` changes no name and no reference, but the edges from the function become
+    `tests` edges: it is no body edit whose stored edges can stand."""
+    source = "pub fn helper() -> u32 {\n    2\n}\n\nfn check() {\n    helper();\n}\n"
+    repo.write("src/lib.rs", source)
+    repo.commit("base")
+    run(repo, "HEAD", fresh=True)
+    repo.write("src/lib.rs", source.replace("fn check", "#[test]\nfn check"))
+    overlaid = run(repo, "HEAD", fresh=False)
+    full = run(repo, "HEAD", fresh=True)
+    assert ("src/lib.rs::check", "tests", 1.0) in full.view.incoming("src/lib.rs::helper")
+    same_ranking(overlaid, full)
