@@ -61,9 +61,12 @@ def analyse(root: Path, sides: Sides, config: Config, stored: Stored | None = No
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     load = extraction_loader(root, sides.head_tree, config)
     head_files = {f.path: f for f in files}
-    old_contents = git.read_blobs(root, [c.old_blob for c in raw if c.old_blob != ZERO])
+    # Only source files are read: a changed graph.json (33 MB on Django, in every commit
+    # the hook makes) or any other data file is listed, never parsed.
+    old_contents = git.read_blobs(root, [c.old_blob for c in raw if c.old_blob != ZERO
+                                         and language_of(c.old_path)])
     new_contents = _head_contents(root, sides, {c.new_path: c.new_blob for c in raw
-                                                if c.status != "D"})
+                                                if c.status != "D" and c.new_path in head_files})
     changes: list[Change] = []
     old_sources: dict[str, list[str]] = {}
     ghosts: Ghosts = {}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from conftest import Repo
 
+from gitgraph import git
 from gitgraph.changes import parse_sides
 from gitgraph.config import Config
 from gitgraph.errors import GitGraphError
@@ -238,3 +240,29 @@ def test_a_revision_against_the_work_tree_sees_the_files_a_second_walk_sees(
     for revision in ("HEAD", "HEAD~1"):
         head = parse_sides(project.path, [revision], False).head_tree.entries
         assert _regular(head) == _regular(snapshot(project.path).entries), revision
+
+
+def test_only_changed_source_files_are_read(project: Repo, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    """A changed data file (graph.json changes in every commit the hook makes) is listed as
+    changed and never read: reading both sides of a 33 MB graph.json took 0.35 s."""
+    project.write("data/big.json", '{"a": 1}\n' * 1000)
+    project.commit("data")
+    project.write("data/big.json", '{"a": 2}\n' * 1000)
+    project.write("pkg/lib.py", LIB.replace("return 0", "return 4"))
+    project.commit("both")
+    read: list[str] = []
+    real = git.read_blobs
+
+    def spy(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
+        blobs = list(blobs)
+        read.extend(blobs)
+        return real(root, blobs)
+
+    monkeypatch.setattr(git, "read_blobs", spy)
+    analysis = analyse(project.path, parse_sides(project.path, ["HEAD~1", "HEAD"], False),
+                       Config())
+    assert "data/big.json" in analysis.changed_paths
+    assert {c.node for c in analysis.changes} == {"pkg/lib.py::Shape.area"}
+    big = {project.git("rev-parse", f"{rev}:data/big.json").strip() for rev in ("HEAD~1", "HEAD")}
+    assert read and not big & set(read)
