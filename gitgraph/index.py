@@ -65,14 +65,16 @@ def snapshot(root: Path, rev: str | None = None, staged: bool = False) -> Tree:
 def source_files(tree: Tree, config: Config, report: Report) -> list[FileEntry]:
     """Tracked source files gitgraph indexes; symlinks and submodules are counted, not read."""
     files = []
+    filtered = bool(config.include or config.exclude)  # (most repositories have no globs)
+    languages = frozenset(config.languages)
     for entry in tree.entries:
-        if not config.wants(entry.path):
+        if filtered and not config.wants(entry.path):
             continue
         if entry.mode == "160000":  # counted whatever its name: a submodule is never indexed
             report.skipped["submodule"] += 1
             continue
         lang = language_of(entry.path)
-        if lang is None or lang not in config.languages:
+        if lang not in languages:
             continue
         if entry.mode not in _REGULAR:
             report.skipped["symlink"] += 1

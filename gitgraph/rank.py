@@ -29,9 +29,18 @@ MAX_PUSHES = 200_000
 class ImpactGraph:
     """Weighted impact arcs, computed on first use per node (a diff visits few nodes)."""
 
-    def __init__(self, neighbours: Callable[[str], list[Arc]]) -> None:
+    def __init__(self, neighbours: Callable[[str], list[Arc]],
+                 count: Callable[[str], int] | None = None) -> None:
         self._neighbours = neighbours
         self._arcs: dict[str, list[Arc]] = {}
+        self._count = count
+
+    def count(self, node: str) -> int:
+        """How many arcs leave `node` (without making them, when the graph can tell)."""
+        found = self._arcs.get(node)
+        if found is not None or self._count is None:
+            return len(self.arcs(node))
+        return self._count(node)
 
     def arcs(self, node: str) -> list[Arc]:
         """Where impact flows from `node`."""
@@ -50,7 +59,7 @@ class ImpactGraph:
             found.sort()  # in place: sorted() over a generator cost more than the sort
             return found
 
-        return cls(neighbours)
+        return cls(neighbours, lambda node: view.arc_count(node, weights, forward))
 
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[str, str, str, float]],
@@ -108,11 +117,9 @@ def personalized_pagerank(graph: ImpactGraph, seeds: Mapping[str, float], dampin
     while heap and pushes < MAX_PUSHES:
         _, node = heapq.heappop(heap)
         mass = residual[node]
-        if mass <= epsilon:  # below the bound whatever the arcs: most nodes end here
+        if mass <= epsilon * max(graph.count(node), 1):  # most nodes end here, unmade
             continue
         arcs = graph.arcs(node)
-        if mass <= epsilon * len(arcs):
-            continue
         pushes += 1
         residual[node] = 0.0
         score[node] += alpha * mass

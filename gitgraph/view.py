@@ -59,6 +59,10 @@ class View(Protocol):
         is positive, edges out of it as (target, factors[kind] × weight × forward,
         "uses:" + kind); a kind without a factor has 0. In no particular order."""
 
+    def arc_count(self, node_id: str, factors: Mapping[str, float], forward: float) -> int:
+        """How many of `weighted`'s arcs have a positive weight (edge weights are positive),
+        without making them."""
+
     def is_test(self, node_id: str) -> bool:
         """Whether the node exists and is a test (cheaper than `node()`)."""
 
@@ -107,6 +111,9 @@ class MemoryView:
                      for target, kind, weight in self.outgoing(node_id)]
         return arcs
 
+    def arc_count(self, node_id: str, factors: Mapping[str, float], forward: float) -> int:
+        return sum(1 for _, weight, _ in self.weighted(node_id, factors, forward) if weight > 0)
+
     def is_test(self, node_id: str) -> bool:
         return bool(self.graph.nodes.get(node_id, {}).get("test"))
 
@@ -131,6 +138,7 @@ class CompactView:
         self._tables: TableDicts | None = None
         self._nodes: dict[str, dict[str, Any]] = {}  # overlay: replaced or added nodes
         self._dropped: set[int] = set()  # nodes whose outgoing edges were recomputed
+        self._dropped_in: dict[int, int] = {}  # node → its stored in-rows from dropped nodes
         self._extra_in: dict[str, list[Edge]] = defaultdict(list)
         self._extra_out: dict[str, list[Edge]] = defaultdict(list)
         # Memos: ranking, test discovery and selection ask for the same nodes many times.
@@ -247,6 +255,25 @@ class CompactView:
             arcs += [(ids[o], by_kind[k] * weight * forward, _USES[k]) for o, k, weight in rows]
         return arcs
 
+    def arc_count(self, node_id: str, factors: Mapping[str, float], forward: float) -> int:
+        # weighted()'s rows counted: stored ones from the offsets, less those from dropped
+        # nodes (counted when they were dropped)
+        if not all(factors.get(kind, 0.0) > 0 for kind in KINDS):  # rows that would not count
+            made = self.weighted(node_id, factors, forward)
+            return sum(1 for _, weight, _ in made if weight > 0)
+        count = len(self._extra_in.get(node_id, ()))
+        if forward > 0:
+            count += len(self._extra_out.get(node_id, ()))
+        i = self.index.get(node_id)
+        if i is None:
+            return count
+        offsets = self._in[0]
+        count += offsets[i + 1] - offsets[i] - self._dropped_in.get(i, 0)
+        if forward > 0 and i not in self._dropped:
+            offsets = self._out[0]
+            count += offsets[i + 1] - offsets[i]
+        return count
+
     def is_test(self, node_id: str) -> bool:
         found = self._nodes.get(node_id)
         if found is not None:
@@ -287,9 +314,14 @@ class CompactView:
 
     def overlay(self, part: Graph, paths: Iterable[str]) -> None:
         """Replace the nodes and outgoing edges of `paths` by those of `part`."""
+        offsets, others, _, _ = self._out
         for path in paths:
             for node in self.nodes_of(path):
-                self._dropped.add(self.index[node])
+                i = self.index[node]
+                if i not in self._dropped:
+                    self._dropped.add(i)
+                    for o in others[offsets[i]:offsets[i + 1]]:  # rows that no longer count
+                        self._dropped_in[o] = self._dropped_in.get(o, 0) + 1
         self._nodes.update(part.nodes)
         self.add_edges(part)
 

@@ -87,6 +87,13 @@ def same_ranking(a: Analysis, b: Analysis) -> None:
         assert sorted(a.view.dependent_tests([node], 6)) == sorted(
             b.view.dependent_tests([node], 6))
     assert any(a.view.dependent_tests([node], 6) for node in a.ranking.score)
+    for factors in (a.weights, {**a.weights, "imports": 0.0}):
+        for view in (a.view, b.view):
+            for node in a.ranking.score:
+                for forward in (0.0, 0.15):
+                    made = view.weighted(node, factors, forward)
+                    assert view.arc_count(node, factors, forward) == sum(
+                        1 for _, weight, _ in made if weight > 0), (node, forward)
 
 
 @pytest.fixture
