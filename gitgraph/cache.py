@@ -13,8 +13,6 @@ per hook run), a write merges the small ones.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import logging
 import marshal
 import os
 import struct
@@ -23,9 +21,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from . import blake2b, log
 from .model import Extraction, Import, Ref, Symbol
 
-log = logging.getLogger("gitgraph")
 # Layout of the cache; bump to orphan every entry.
 #   1  a file per entry: marshal of (symbols, refs, imports, lines, status)
 #   2  a file per entry: a 16-byte blake2b digest of the marshal bytes, then those bytes: marshal
@@ -53,13 +51,13 @@ def encode(extraction: Extraction) -> bytes:
         extraction.lines,
         extraction.status,
     ))
-    return hashlib.blake2b(body, digest_size=_CHECK).digest() + body
+    return blake2b(body, digest_size=_CHECK).digest() + body
 
 
 def decode(entry: bytes | memoryview) -> Extraction:
     """The extraction an entry holds; raises Damaged when its checksum or shape is wrong."""
     check, body = entry[:_CHECK], entry[_CHECK:]
-    if len(entry) < _CHECK or hashlib.blake2b(body, digest_size=_CHECK).digest() != check:
+    if len(entry) < _CHECK or blake2b(body, digest_size=_CHECK).digest() != check:
         raise Damaged("checksum mismatch")
     try:
         symbols, refs, imports, lines, status = marshal.loads(body)
@@ -219,7 +217,7 @@ class BlobCache:
 
 
 def _sound(entry: bytes) -> bool:
-    return hashlib.blake2b(entry[_CHECK:], digest_size=_CHECK).digest() == entry[:_CHECK]
+    return blake2b(entry[_CHECK:], digest_size=_CHECK).digest() == entry[:_CHECK]
 
 
 def _open(path: Path) -> _Pack | None:
@@ -250,7 +248,7 @@ def pack_table(data: bytes) -> dict[str, tuple[int, int]]:
     check = data[len(_MAGIC):len(_MAGIC) + _CHECK]
     (size,) = struct.unpack_from("<Q", data, len(_MAGIC) + _CHECK)
     raw = data[_HEADER:_HEADER + size]
-    if len(raw) != size or hashlib.blake2b(raw, digest_size=_CHECK).digest() != check:
+    if len(raw) != size or blake2b(raw, digest_size=_CHECK).digest() != check:
         raise Damaged("table checksum mismatch")
     try:
         table = marshal.loads(raw)
@@ -268,9 +266,9 @@ def _write_pack(directory: Path, entries: dict[str, bytes]) -> Path:
         table[key] = (offset, len(entry))
         offset += len(entry)
     raw = marshal.dumps(table)
-    data = b"".join([_MAGIC, hashlib.blake2b(raw, digest_size=_CHECK).digest(),
+    data = b"".join([_MAGIC, blake2b(raw, digest_size=_CHECK).digest(),
                      struct.pack("<Q", len(raw)), raw, *entries.values()])
-    path = directory / f"{hashlib.blake2b(data, digest_size=10).hexdigest()}.pack"
+    path = directory / f"{blake2b(data, digest_size=10).hexdigest()}.pack"
     directory.mkdir(parents=True, exist_ok=True)
     tmp = directory / f".tmp-{os.getpid()}-{os.urandom(4).hex()}"
     try:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from . import __version__, gc_paused
+from . import __version__, gc_paused, log
 from .errors import GitGraphError
 
 
@@ -108,8 +107,7 @@ def run() -> NoReturn:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(format="gitgraph: %(message)s",
-                        level=logging.INFO if args.verbose else logging.WARNING)
+    log.verbose = args.verbose
     cwd = Path(args.cwd)
     try:
         if args.command == "index":
@@ -158,7 +156,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug: say so in one line, keep the traceback for -v
-        logging.getLogger("gitgraph").info("crash", exc_info=True)
+        log.crash(exc)
         print(f"gitgraph: internal error: {type(exc).__name__}: {exc} "
               "(please report it; -v shows the traceback)", file=sys.stderr)
         return 3

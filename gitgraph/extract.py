@@ -9,11 +9,10 @@ reference, signatures, docstrings and text hashes.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from typing import Any, NamedTuple
 
-from . import __version__, grammars
+from . import __version__, blake2b, grammars
 from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, Ref, Symbol
 
@@ -54,7 +53,7 @@ _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
 @functools.cache
 def extractor_digest(max_bytes: int) -> str:
     """Digest of everything that shapes extraction output (the blob cache's second key)."""
-    h = hashlib.blake2b(digest_size=8)
+    h = blake2b(digest_size=8)
     versions = (EXTRACTOR_VERSION, __version__, str(max_bytes), str(MINIFIED_LINE_CHARS),
                 grammars.installed("tree_sitter"),
                 grammars.installed("tree_sitter_language_pack"))
@@ -286,7 +285,7 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
             start_line=full.start_point[0] + 1,
             end_line=full.end_point[0] + 1,
             signature=_signature(node, source),
-            hash=hashlib.blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
+            hash=blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
             doc=_doc(node),
             test=test_capture or marks and bool(_TEST_MARK.search(
                 source[full.start_byte:node.start_byte] + _modifiers(node))),
@@ -303,7 +302,7 @@ def _redefined(first: Symbol, node: Any, source: bytes, added: list[str]) -> Sym
     start = added.index(first.qualname)
     if any(not q.startswith(first.qualname + ".") for q in added[start + 1:]):
         return first
-    digest = hashlib.blake2b(first.hash.encode() + source[node.start_byte:node.end_byte],
+    digest = blake2b(first.hash.encode() + source[node.start_byte:node.end_byte],
                              digest_size=8).hexdigest()
     return first._replace(end_line=max(first.end_line, node.end_point[0] + 1), hash=digest)
 
@@ -432,7 +431,7 @@ def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list
     root = parser.parse(source).root_node
     digests = []
     for start, end in spans:
-        h = hashlib.blake2b(digest_size=8)
+        h = blake2b(digest_size=8)
         stack = [root]
         while stack:  # iterative, and only into subtrees that overlap the span
             node = stack.pop()

@@ -5,13 +5,13 @@ Pure: no git, no I/O. The same inputs always give the same graph (sorted, rounde
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import blake2b
 from .config import VALUE_WEIGHT
 from .model import Extraction, FileEntry, Symbol
 from .resolve import EXTERNAL, Resolver
@@ -52,7 +52,7 @@ class Graph:
 
 def graph_digest(extractor: str) -> str:
     """What graph.json's `extractor` field records: extraction and graph building versions."""
-    return hashlib.blake2b(f"{extractor}.{GRAPH_VERSION}".encode(), digest_size=8).hexdigest()
+    return blake2b(f"{extractor}.{GRAPH_VERSION}".encode(), digest_size=8).hexdigest()
 
 
 def is_test_file(path: str, lang: str) -> bool:

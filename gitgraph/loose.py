@@ -13,15 +13,14 @@ git, which is never wrong.
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
 import stat
 import threading
 import zlib
 from pathlib import Path
 
-log = logging.getLogger("gitgraph")
+from . import log, sha1
+
 MIN_BYTES = 4 << 20  # below this, git alone is as fast
 
 
@@ -80,7 +79,7 @@ def _loose_object(data: bytes) -> tuple[str, bytes]:
     workers = [threading.Thread(target=first), threading.Thread(target=second)]
     for worker in workers:
         worker.start()
-    digest = hashlib.sha1(header, usedforsecurity=False)  # an object name, not a secret
+    digest = sha1(header, usedforsecurity=False)  # an object name, not a secret
     digest.update(view)
     checksum = zlib.adler32(view, zlib.adler32(header))
     for worker in workers:

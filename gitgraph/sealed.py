@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import logging
 import marshal
 import os
 import zlib
 from pathlib import Path
 from typing import Any
 
-from . import gc_paused
+from . import gc_paused, log
 
-log = logging.getLogger("gitgraph")
 _CHECK = 4  # bytes of CRC-32: a cheap check (these files are hot) that catches damage; the
 # caches sit in the git dir, so they need no protection against a forger
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import hashlib
 import json
 import mmap
 import os
@@ -28,7 +27,7 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
-from . import sealed
+from . import blake2b, sealed
 from .config import Config
 from .errors import GitGraphError
 from .extract import extractor_digest
@@ -172,7 +171,7 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
     except OSError as exc:  # e.g. `-o` into a missing or read-only place: the user can fix it
         raise GitGraphError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        digest = hashlib.blake2b()
+        digest = blake2b()
         with os.fdopen(fd, "wb") as handle:
             for piece in [payload] if isinstance(payload, bytes) else payload:
                 handle.write(piece)
@@ -201,7 +200,7 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
 
 def _digest(path: Path) -> bytes | None:
     """blake2b of a file's bytes, read in blocks; None when it cannot be read."""
-    digest = hashlib.blake2b()
+    digest = blake2b()
     try:
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):

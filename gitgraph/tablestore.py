@@ -9,11 +9,10 @@ proved to fit, they are rebuilt (from graph.json's records, or from the blob cac
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from . import git, sealed
+from . import git, log, sealed
 from .cache import BlobCache
 from .config import Config
 from .extract import extractor_digest
@@ -23,7 +22,6 @@ from .model import Extraction, FileEntry
 from .store import GraphFile, record_field
 from .tables import Layout, Tables, family, interface
 
-log = logging.getLogger("gitgraph")
 _FORMAT = 3  # of the stored tables and mentions
 # Stored tables serve a tree whose files differ from theirs by at most this many (each
 # difference costs two cache reads to prove the interface equal, or to update mentions).

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import hashlib
-import logging
 import marshal
 import os
 import re
@@ -36,12 +34,12 @@ from base64 import b64decode
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import blake2b, log
 from .errors import GitGraphError
 
 if TYPE_CHECKING:  # imported where an encoding is built: a helper process may do it instead
     import tiktoken
 
-log = logging.getLogger("gitgraph")
 
 # Layout of a cache entry: MAGIC, a blake2b-128 digest of the payload, the marshalled ranks.
 _MAGIC = b"gitgraph-ranks-1\n"
@@ -140,7 +138,7 @@ def _read_cache(path: Path) -> dict[bytes, int] | None:
         log.info("tokens: cannot read %s (%s); rebuilding", path, exc)
         return None
     head, payload = raw[: len(_MAGIC) + _DIGEST_SIZE], raw[len(_MAGIC) + _DIGEST_SIZE :]
-    digest = hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest()
+    digest = blake2b(payload, digest_size=_DIGEST_SIZE).digest()
     if head != _MAGIC + digest:
         log.info("tokens: corrupt cache %s; rebuilding", path)
         return None
@@ -157,7 +155,7 @@ def _read_cache(path: Path) -> dict[bytes, int] | None:
 
 def _write_cache(path: Path, ranks: dict[bytes, int]) -> None:
     payload = marshal.dumps(ranks)
-    digest = hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest()
+    digest = blake2b(payload, digest_size=_DIGEST_SIZE).digest()
     tmp = ""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

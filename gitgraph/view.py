@@ -8,7 +8,6 @@ files that changed since (without changing their interface) are re-resolved and 
 
 from __future__ import annotations
 
-import logging
 import marshal
 import mmap
 import os
@@ -20,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import viewfile
+from . import log, viewfile
 from .graph import Graph
 from .model import FileEntry
 from .tables import Tables
@@ -33,7 +32,6 @@ _USES = tuple("uses:" + kind for kind in KINDS)
 _UNKNOWN: Any = object()  # node() memo: not asked yet (None is a valid answer)
 
 TableDicts = tuple[dict[Any, list[str]], dict[Any, list[str]], dict[str, list[str]]]
-log = logging.getLogger("gitgraph")
 
 
 class View(Protocol):

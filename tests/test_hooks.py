@@ -399,7 +399,12 @@ def test_a_crash_fails_open_too(repo: Repo) -> None:
     code, _, err = repo.gitgraph("hook", "--strict")
     assert code == 3 and "gitgraph: internal error:" in err
     code, _, err = repo.gitgraph("hook", "--no-stage")
-    assert code == 0 and "warning" in err
+    assert code == 0 and "warning" in err and "Traceback" not in err
+    # -v shows where it happened, both fail-open and strict
+    code, _, err = repo.gitgraph("-v", "hook")
+    assert code == 0 and "Traceback (most recent call last)" in err
+    code, _, err = repo.gitgraph("-v", "hook", "--strict")
+    assert code == 3 and "Traceback (most recent call last)" in err
 
 
 def test_outside_a_repository_fails_open(tmp_path: Path) -> None:

@@ -7,14 +7,12 @@ it fail instead. The work is imported inside the `try`, so even a broken install
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from pathlib import Path
 
+from gitgraph import log
 from gitgraph.errors import GitGraphError
-
-log = logging.getLogger("gitgraph")
 
 
 def hook(*, cwd: Path, stage: bool, strict: bool) -> int:
@@ -83,6 +81,6 @@ def _warn(exc: Exception, consequence: str) -> int:
         what = str(exc)
     else:
         what = f"internal error: {type(exc).__name__}: {exc}"
-        log.info("crash", exc_info=exc)
+        log.crash(exc)
     print(f"gitgraph: warning: {what} ({consequence}; --strict to fail)", file=sys.stderr)
     return 0

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import logging
 import os
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from gitgraph import blake2b, git, incremental, log, sealed, store, tablestore
 from gitgraph import config as config_mod
-from gitgraph import git, incremental, sealed, store, tablestore
 from gitgraph.config import Config
 from gitgraph.index import Report, Tree, build_tree_records, prefetch_staged, snapshot, source_files
 from gitgraph.model import FileEntry
 from gitgraph.splice import Piece
-
-log = logging.getLogger("gitgraph")
 
 
 def _lock(root: Path) -> Path:
@@ -150,7 +146,7 @@ def _open(root: Path, path: Path) -> Opened:
 
 def _checked_file(root: Path, path: Path) -> Path:
     """Where the stat of the last fully checked graph.json at `path` is kept."""
-    name = hashlib.blake2b(os.fsencode(path), digest_size=8).hexdigest()
+    name = blake2b(os.fsencode(path), digest_size=8).hexdigest()
     return git.common_dir(root) / "gitgraph" / f"checked-{name}"
 
 
