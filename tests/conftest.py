@@ -34,6 +34,9 @@ class Repo:
     def __init__(self, path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         self.path = path
         self._capsys = capsys
+        # `gitgraph index` patches the last graph it wrote when it can; tests compare with
+        # it as a build from nothing (the reference) unless they test that reuse
+        self.reuse_last_graph = False
 
     def at(self, path: Path) -> Repo:
         """Another work tree (a clone, a linked worktree), driven the same way."""
@@ -65,8 +68,19 @@ class Repo:
         self.git("commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD").strip()
 
+    def forget_last_graph(self) -> None:
+        """Delete the last graph gitgraph kept: the next `index` builds from nothing."""
+        common = self.git("rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+        for kept in (Path(common) / "gitgraph").glob("last-*.json"):
+            kept.unlink()
+
+    def _before(self, args: tuple[str, ...]) -> None:
+        if "index" in args and not self.reuse_last_graph and (self.path / ".git").exists():
+            self.forget_last_graph()
+
     def run_cli(self, *args: str) -> tuple[int, str, str]:
         """`gitgraph -C repo ARGS` in this process: (exit code, stdout, stderr)."""
+        self._before(args)
         self._capsys.readouterr()
         code = gitgraph.cli.main(["-C", str(self.path), *args])
         out, err = self._capsys.readouterr()
@@ -74,6 +88,7 @@ class Repo:
 
     def gitgraph(self, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
         """The installed console script in a subprocess (whole-process behaviour)."""
+        self._before(args)
         proc = subprocess.run([GITGRAPH, *args], cwd=cwd or self.path, capture_output=True,
                               text=True, errors="replace", check=False)
         return proc.returncode, proc.stdout, proc.stderr

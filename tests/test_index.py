@@ -1047,3 +1047,70 @@ def test_hook_keeps_committed_graph_current_on_a_partial_commit(repo: Repo) -> N
     ids = {n["id"] for n in committed["nodes"]}
     assert {"a.py::a2", "b.py::b"} <= ids and "b.py::b2" not in ids
     assert repo.run_cli("check", "--rev", "HEAD")[0] == 0
+
+
+def _kept(repo: Repo) -> list[Path]:
+    return sorted((repo.path / ".git" / "gitgraph").glob("last-*.json"))
+
+
+def test_index_patches_the_last_graph_written_to_the_bytes_of_a_full_build(
+        repo: Repo, tmp_path: Path) -> None:
+    """After a branch switch (files edited, added, deleted, renamed, a class gaining a
+    method others call), `index` starts from the last graph it wrote: the same bytes as a
+    build from nothing, without resolving every file again."""
+    small_project(repo)
+    repo.commit("init")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("lib.py", LIB.replace("return x + 1", "return x + 2") + "\n\ndef more():\n"
+               "    return helper(3)\n")
+    repo.write("extra.py", "from lib import more\n\n\ndef use_more():\n    return more()\n")
+    repo.git("mv", "app.py", "application.py")
+    repo.git("rm", "-q", "tests/test_app.py")
+    repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.reuse_last_graph = True
+    assert repo.run_cli("index")[0] == 0  # nothing kept yet: a full build
+    assert len(_kept(repo)) == 1
+    repo.git("checkout", "-q", "side")
+    code, _, err = repo.run_cli("index")
+    assert code == 0 and "the last graph written, patched: 6 file records differ" in err
+    patched = repo.read(GRAPH)
+    repo.reuse_last_graph = False
+    assert repo.run_cli("index", "-o", str(tmp_path / "full.json"))[0] == 0
+    assert patched == (tmp_path / "full.json").read_bytes()
+    assert '"source":"extra.py::use_more","target":"lib.py::more"' in patched.decode()
+
+
+def test_a_damaged_or_foreign_last_graph_is_not_used(repo: Repo, tmp_path: Path) -> None:
+    small_project(repo)
+    repo.commit("init")
+    repo.reuse_last_graph = True
+    assert repo.run_cli("index")[0] == 0
+    good = repo.read(GRAPH)
+    [kept] = _kept(repo)
+    (repo.path / GRAPH).unlink()  # the kept copy is another name for the same file
+    kept.write_bytes(kept.read_bytes()[:-40])  # torn
+    code, _, err = repo.run_cli("-v", "index")
+    assert code == 0 and "the last graph written is unusable" in err
+    assert "3 files (0 parsed, 3 cached)" in err and repo.read(GRAPH) == good
+    [kept] = _kept(repo)
+    kept.unlink()
+    foreign = good.replace(b'"encoding":"cl100k_base"', b'"encoding":"o200k_base"')
+    kept.write_bytes(foreign)
+    code, _, err = repo.run_cli("index")
+    assert code == 0 and "3 files (0 parsed, 3 cached)" in err and repo.read(GRAPH) == good
+
+
+def test_update_without_graph_json_patches_the_last_graph(repo: Repo, tmp_path: Path) -> None:
+    small_project(repo)
+    repo.commit("init")
+    repo.reuse_last_graph = True
+    assert repo.run_cli("index")[0] == 0
+    (repo.path / GRAPH).unlink()
+    repo.write("lib.py", LIB + "\n\ndef later():\n    return 1\n")
+    repo.commit("later")
+    code, _, err = repo.run_cli("update")
+    assert code == 0 and "updated graph.json incrementally" in err
+    repo.reuse_last_graph = False
+    assert repo.run_cli("index", "-o", str(tmp_path / "full.json"))[0] == 0
+    assert repo.read(GRAPH) == (tmp_path / "full.json").read_bytes()

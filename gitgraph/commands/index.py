@@ -32,27 +32,87 @@ def _full(root: Path, tree: Tree, config: Config, quiet: bool) -> store.GraphLin
     return lines
 
 
-def _write(root: Path, path: Path, content: store.GraphLines | list[Piece]) -> bool:
+def _write(root: Path, config: Config, path: Path, content: store.GraphLines | list[Piece]
+           ) -> bool:
     """Write graph.json (whole lines piece by piece, left untouched when the bytes are the
-    same; or spliced pieces) and remember its stat: the next run need not scan it whole."""
+    same; or spliced pieces), keep it as the last graph written, and remember its stat: the
+    next run need not scan it whole."""
     if isinstance(content, store.GraphLines):
         written = store.write_atomic(path, store.chunks(content), unless_equal=True)
     else:
         written = store.write_atomic(path, content)
     if written:
+        _keep(root, config, path)
         sealed.dump(_checked_file(root, path), store.stat_of(path))
     return written
 
 
+def _kept_file(root: Path, config: Config) -> Path:
+    """Where the last graph.json written (by this gitgraph version) is kept."""
+    return git.common_dir(root) / "gitgraph" / f"last-{store.header(config)['extractor']}.json"
+
+
+def _keep(root: Path, config: Config, path: Path) -> None:
+    """Keep graph.json as the last graph written: a second name for the same file (nothing
+    is copied; graph.json is only ever replaced, never written in place)."""
+    kept = _kept_file(root, config)
+    tmp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        os.link(path, tmp)
+        os.replace(tmp, kept)
+    except OSError as exc:  # e.g. `-o` onto another file system
+        log.info("cache: cannot keep %s (%s)", path.name, exc.strerror or exc)
+        return
+    sealed.dump(_checked_file(root, kept), store.stat_of(kept))  # (linking changed its ctime)
+
+
+def _last_graph(root: Path, config: Config) -> store.GraphFile | None:
+    """The last graph.json written, when it is of this version and config; else None."""
+    kept = _kept_file(root, config)
+    checked = sealed.load(_checked_file(root, kept))
+    try:
+        graph = store.open_graph(kept, checked if isinstance(checked, tuple) else None)
+    except store.CorruptGraph as exc:
+        log.info("cache: the last graph written is unusable (%s)", exc)
+        return None
+    return graph if graph is not None and graph.header == store.header(config) else None
+
+
+def _patched(root: Path, config: Config, graphs: list[store.GraphFile | None], tree: Tree,
+             files: list[FileEntry]) -> list[Piece] | None:
+    """graph.json's bytes for `files`, patched from the first of `graphs` that can be (see
+    incremental.patch); None when a full build is needed."""
+    for graph in graphs:
+        if graph is not None:
+            pieces = incremental.patch(root, config, graph, tree, files)
+            if pieces is not None:
+                return pieces
+    return None
+
+
 def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> int:
-    """Full build of graph.json for a revision, the index or the work tree (reuses the cache)."""
+    """graph.json for a revision, the index or the work tree: the last graph written patched
+    to it when that is bounded (the same bytes as a full build), else a full build from the
+    blob cache (parsing what it lacks)."""
     root = git.repo_root(cwd)
     config = config_mod.load(root)
     tree = snapshot(root, rev=rev, staged=staged)
     # -o is relative to where the user stands (-C included); the configured path to the root
     path = cwd / output if output else root / config.graph
     with store.locked(_lock(root)):
-        _write(root, path, _full(root, tree, config, quiet=False))
+        last = _last_graph(root, config)
+        files = source_files(tree, config, Report())
+        pieces = _patched(root, config, [last], tree, files)
+        if pieces is not None:
+            _write(root, config, path, pieces)
+            assert last is not None
+            differ = len({*last.files} ^ {*files})
+            print(f"gitgraph: {len(files)} files (the last graph written, patched: "
+                  f"{differ} file records differ)", file=sys.stderr)
+        else:
+            _write(root, config, path, _full(root, tree, config, quiet=False))
     return 0
 
 
@@ -91,14 +151,16 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
         if _stale(opened, files, config) is not None or merging:
             parsed()
             pieces = None
-            if old is not None and old.header == store.header(config) and not merging:
-                pieces = incremental.patch(root, config, old, tree, files)
+            if not merging:  # graph.json, else (absent, or another version) the last written
+                fits = old is not None and old.header == store.header(config)
+                pieces = _patched(root, config, [old] if fits else [_last_graph(root, config)],
+                                  tree, files)
             if pieces is not None:
-                written = _write(root, path, pieces)
+                written = _write(root, config, path, pieces)
                 if not quiet:
                     print("gitgraph: updated graph.json incrementally", file=sys.stderr)
             else:
-                written = _write(root, path, _full(root, tree, config, quiet))
+                written = _write(root, config, path, _full(root, tree, config, quiet))
         tracked = any(e.path == config.graph for e in tree.entries)
         if stage and (written or _unstaged(root, config.graph, tracked)):
             git.stage_file(root, config.graph)
