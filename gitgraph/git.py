@@ -23,8 +23,10 @@ class TreeEntry(NamedTuple):
     path: str
 
 
-def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-    """Run `git ARGS` in `root` and return stdout; a failure becomes a one-line GitGraphError."""
+def run(root: Path, *args: str, input: bytes | None = None, check: bool = True,
+        fine: tuple[int, ...] = (0,)) -> bytes:
+    """Run `git ARGS` in `root` and return stdout; a failure (an exit code not in `fine`)
+    becomes a one-line GitGraphError."""
     try:
         # The environment is read per call, not at import: callers (and tests) may change it.
         proc = subprocess.run(
@@ -33,7 +35,7 @@ def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) 
         )
     except FileNotFoundError:
         raise GitGraphError("git not found (install git and put it on PATH)") from None
-    if check:
+    if check and proc.returncode not in fine:
         _check(args, proc.returncode, proc.stderr)
     return proc.stdout
 

@@ -22,7 +22,7 @@ from .graph import Graph, build, build_part, file_node, graph_digest, node_recor
 from .incremental import delta, widen
 from .index import Report, Tree, load_extractions
 from .languages import language_of
-from .mentions import Mentions
+from .mentions import Grep, Index
 from .model import Extraction, FileEntry, Symbol
 from .tables import Tables, family, references
 from .view import CompactView, MemoryView, View
@@ -59,15 +59,12 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
         cache = BlobCache(git.common_dir(root), digest)
         stored_files = stored.files
 
-        def index() -> Mentions:
+        def index() -> Index:
             # Brought to the stored view's files from whichever tree it was kept for (the
-            # hook keeps it for graph.json's): kept again only when built from nothing.
+            # hook keeps it for graph.json's), else a grep of the head tree.
             found = tablestore.stored_mentions(root, config, stored_files, cache)
-            if found is None:
-                found = tablestore.built_mentions(
-                    lambda: load_extractions(root, tree, files, config, Report()))
-                tablestore.save_mentions(root, config, stored_files, found)
-            return found
+            return found if found is not None else Grep(root, tree.label,
+                                                        {f.path for f in files})
 
         view = _overlaid(stored, files, load, ghosts, cache, index)
         if view is not None:
@@ -86,7 +83,7 @@ def head_view(root: Path, config: Config, tree: Tree, files: list[FileEntry],
 
 
 def _overlaid(stored: CompactView, files: list[FileEntry], load: Callable[[FileEntry], Extraction],
-              ghosts: Ghosts, cache: BlobCache, mentions: Callable[[], Mentions]) -> View | None:
+              ghosts: Ghosts, cache: BlobCache, mentions: Callable[[], Index]) -> View | None:
     """The stored view brought to `files`: the changed files, and when an interface changed,
     the files that mention a changed name, resolved again; None when that cannot be bounded
     (see incremental.patch)."""

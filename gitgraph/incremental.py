@@ -29,7 +29,7 @@ from .config import Config
 from .extract import extractor_digest
 from .graph import build_part, node_ids, source_node
 from .index import Report, Tree, load_extractions
-from .mentions import Mentions, changed_names, module_names, name_parts, names_in
+from .mentions import Grep, Index, Mentions, changed_names, module_names, name_parts, names_in
 from .model import Extraction, FileEntry
 from .resolve import Resolver
 from .splice import Piece, splice
@@ -88,7 +88,7 @@ def delta(old: Iterable[FileEntry], files: list[FileEntry], cache: BlobCache,
     return Delta(changed, gone, before, fresh)
 
 
-def widen(change: Delta, tables: Tables, mentions: Callable[[], Mentions],
+def widen(change: Delta, tables: Tables, mentions: Callable[[], Index],
           load: Callable[[str], Extraction]) -> set[str] | None:
     """The unchanged files to resolve again besides the changed ones, with the tables
     brought to the new definitions; None when the reach cannot be bounded by names."""
@@ -124,9 +124,9 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
 
     tables = Tables.loading({f.path: f.lang for f in files}, load)
     tablestore.global_tables(root, config, old, tables, cache)
-    index = functools.cache(lambda: tablestore.mentions(
-        root, config, old.files, cache,
-        lambda: load_extractions(root, tree, files, config, Report())))
+    index: Callable[[], Index] = functools.cache(
+        lambda: tablestore.stored_mentions(root, config, old.files, cache)
+        or Grep(root, tree.label, by_path))
     reach = widen(change, tables, index, load)
     if reach is None:
         return None
@@ -137,17 +137,18 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
         sorted(node_line(n) for n in part.nodes.values()),
         sorted(link_line(s, t, k, w) for (s, t), (k, w) in part.edges.items())))
     if pieces is not None and change.moved:
-        mentions = index()
-        for path in change.before:
-            mentions.remove(path, names_in(change.before[path]))
-            mentions.add(path, names_in(change.fresh[path]))
         tablestore.remember_tables(root, config, files, tables)
-        tablestore.save_mentions(root, config, files, mentions)
+        mentions = index()
+        if isinstance(mentions, Mentions):  # kept up to date where one is stored (prepare)
+            for path in change.before:
+                mentions.remove(path, names_in(change.before[path]))
+                mentions.add(path, names_in(change.fresh[path]))
+            tablestore.save_mentions(root, config, files, mentions)
     return pieces
 
 
 def reach_of(moved: list[FileEntry], before: dict[str, Extraction],
-             fresh: dict[str, Extraction], index: Mentions, load: Callable[[str], Extraction],
+             fresh: dict[str, Extraction], index: Index, load: Callable[[str], Extraction],
              names: set[str] | None = None, added: set[str] | None = None) -> set[str] | None:
     """The other files whose references may resolve differently (`names` changed meaning
     besides the moved files' own; `added` files appear or go, so whoever imports them names

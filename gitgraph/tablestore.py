@@ -102,10 +102,14 @@ def _read_tables(tables: Tables, graph: GraphFile) -> None:
 def mentions(root: Path, config: Config, files: tuple[FileEntry, ...], cache: BlobCache,
              build: Callable[[], dict[str, Extraction]]) -> Mentions:
     """Which files of `files` mention which names: the stored index brought up to date file
-    by file, or built from every file's extraction (`build` gives those of the tree at hand;
-    the files it changed are resolved again anyway)."""
+    by file, or built from every file's extraction (`build` gives them)."""
     found = stored_mentions(root, config, files, cache)
-    return found if found is not None else built_mentions(build)
+    if found is None:
+        log.info("update: building the index of mentioned names")
+        found = Mentions()
+        for source, extraction in build().items():
+            found.add(source, names_in(extraction))
+    return found
 
 
 def stored_mentions(root: Path, config: Config, files: tuple[FileEntry, ...], cache: BlobCache
@@ -116,15 +120,6 @@ def stored_mentions(root: Path, config: Config, files: tuple[FileEntry, ...], ca
     if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == _FORMAT:
         return _updated(stored, files, cache)
     return None
-
-
-def built_mentions(build: Callable[[], dict[str, Extraction]]) -> Mentions:
-    """The index built from every file's extraction."""
-    log.info("update: building the index of mentioned names")
-    found = Mentions()
-    for source, extraction in build().items():
-        found.add(source, names_in(extraction))
-    return found
 
 
 def _updated(stored: tuple[object, ...], files: tuple[FileEntry, ...], cache: BlobCache

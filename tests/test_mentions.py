@@ -1,8 +1,15 @@
-"""The name index behind incremental interface changes: pure records, no git."""
+"""The name index behind incremental interface changes, and the grep that stands in for it."""
 
 from __future__ import annotations
 
-from gitgraph.mentions import Mentions, changed_names, module_names, names_in
+import shutil
+from pathlib import Path
+
+from conftest import Repo
+
+from gitgraph.config import Config
+from gitgraph.index import Report, load_extractions, snapshot, source_files
+from gitgraph.mentions import Grep, Mentions, changed_names, module_names, names_in
 from gitgraph.model import Extraction, Import, Ref, Symbol
 
 
@@ -53,3 +60,35 @@ def test_mentions_update_and_survive_a_round_trip() -> None:
     assert again.files({"g"}) == {"b.py"}
     assert again.files({"f", "nothing"}) == {"a.py", "c.py"}
     assert index.files({"g"}) == {"a.py", "b.py"}  # the loaded copy is its own
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_grep_finds_every_file_the_index_has_for_a_name(repo: Repo) -> None:
+    """`Grep` stands in for the stored index when none fits: for every name of every file
+    (real flask code and a sample per language) it must name at least the files the index
+    names, over a commit, the index and the work tree alike: names the text does not spell
+    (a default import, Go's dot import) stand for every file."""
+    shutil.copytree(DATA / "flask", repo.path / "flask")
+    for sample in (DATA / "tags").glob("*/*"):
+        if sample.suffix != ".tags":
+            repo.write(f"samples/{sample.parent.name}/{sample.name}", sample.read_bytes())
+    repo.commit("code")
+    config = Config()
+    tree = snapshot(repo.path, rev="HEAD")
+    files = source_files(tree, config, Report())
+    assert {f.lang for f in files} >= {"python", "go", "java", "javascript", "rust", "tsx"}
+    index = Mentions()
+    for path, found in load_extractions(repo.path, tree, files, config, Report()).items():
+        index.add(path, names_in(found))
+    paths = {f.path for f in files}
+    names = sorted(index.index)
+    assert {"default", "*"} <= set(names)
+    assert len(names) > 500
+    for label in (tree.label, "INDEX", "WORKTREE"):
+        grep = Grep(repo.path, label, paths)
+        missing = {name: index.files([name]) - grep.files([name]) for name in names}
+        assert not {name: files for name, files in missing.items() if files}, label
+        assert grep.files(names) == index.files(names)
+        assert grep.files(["no_such_name_anywhere"]) == set()
