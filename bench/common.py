@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -174,6 +175,11 @@ def clone_repo(repo: Path, destination: Path) -> Path:
     """Clone `repo` (hard-linked objects) into `destination`, checked out at BASE_TAG."""
     git(destination.parent, "clone", "-q", "--local", str(repo), str(destination))
     git(destination, "checkout", "-q", "-B", "main", BASE_TAG)
+    # A checkout writes its files and the index within one timestamp tick: git keeps such
+    # entries "racily clean" and hashes every one of them again in each diff until the
+    # index is refreshed (which `git status` does): as in any repository someone works in.
+    time.sleep(0.05)
+    git(destination, "update-index", "-q", "--refresh")
     return destination
 
 

@@ -20,6 +20,7 @@ import functools
 import json
 import mmap
 import os
+import time
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -182,6 +183,11 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
                 return False
             handle.flush()
             os.fsync(handle.fileno())
+        # Dated two seconds back: written just before the commit writes git's index, it
+        # would often share the index's timestamp, and git then re-reads and hashes all of
+        # it (33 MB on Django) in every diff and status until the index is written again.
+        stamp = time.time_ns() - 2_000_000_000
+        os.utime(tmp, ns=(stamp, stamp))
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

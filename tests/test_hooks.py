@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -538,3 +539,18 @@ def test_hook_path_keeps_heavy_imports_off(repo: Repo) -> None:
     for modules in (full, spliced, warm):
         assert "gitgraph.commands.hook" in modules
         assert not {m.split(".")[0] for m in modules} & set(HEAVY)
+
+
+def test_graph_json_is_never_racily_clean_in_the_commit_index(repo: Repo) -> None:
+    """graph.json is dated back: staged and committed within one timestamp tick of being
+    written, git would keep its index entry 'racily clean' and re-hash the whole file on
+    every diff and status until the index is written again."""
+    repo.write("lib.py", LIB)
+    repo.git("add", "lib.py")
+    code, _, _ = repo.gitgraph("update", "--staged", "--stage", "-q")
+    assert code == 0
+    graph = repo.path / ".gitgraph" / "graph.json"
+    assert graph.stat().st_mtime_ns <= time.time_ns() - 1_500_000_000
+    repo.git("commit", "-q", "-m", "at once")
+    debug = repo.git("ls-files", "--debug", ".gitgraph/graph.json")
+    assert f"size: {graph.stat().st_size}\t" in debug  # not smudged to 0
