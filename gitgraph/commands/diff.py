@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitgraph import config as config_mod
 from gitgraph import git
-from gitgraph.changes import parse_sides
 from gitgraph.errors import GitGraphError
-from gitgraph.headgraph import Stored
-from gitgraph.impact import analyse, build_impact, impacted_tests
-from gitgraph.model import Impact
+
+if TYPE_CHECKING:
+    from gitgraph.model import Impact
 
 
 def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
@@ -28,15 +28,23 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
     if fmt not in render.FORMATS:
         raise GitGraphError(f"unknown format '{fmt}' (choose from {', '.join(render.FORMATS)})")
     if tests:
+        from gitgraph.changes import parse_sides
+        from gitgraph.impact import analyse, impacted_tests
+
         analysis = analyse(root, parse_sides(root, revisions, staged), config)
         for test in impacted_tests(analysis):
             print(test)
         return 0
     # Exact counts, from remembered text parts (selection renders similar texts often); the
-    # tokenizer is built on another core while the graph work goes on. It is forked first:
-    # forked later, from a larger heap, it would make the pages this process then writes
-    # (reference counts of the view's objects) copies, one fault each.
+    # tokenizer is built on another core while the graph work goes on. It is forked first,
+    # before the graph modules are even imported: the build is the longest thing a diff
+    # waits for, and forked later, from a larger heap, it would make the pages this
+    # process then writes (reference counts of the view's objects) copies, one fault each.
     with tokens.Counter(config.encoding, background=True) as count:
+        from gitgraph.changes import parse_sides
+        from gitgraph.headgraph import Stored
+        from gitgraph.impact import analyse, build_impact
+
         stored = Stored(root, config)
         sides = parse_sides(root, revisions, staged, meanwhile=stored.view)  # while git works
         analysis = analyse(root, sides, config, stored)
