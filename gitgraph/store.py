@@ -165,6 +165,7 @@ def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *,
     (not even its mtime); returns whether it was replaced.
     """
     sealed.remove_orphans(path)
+    unless_equal = unless_equal and os.path.exists(path)  # (nothing to compare: no digest)
     tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
