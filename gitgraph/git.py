@@ -285,6 +285,20 @@ def read_blobs(root: Path, blobs: Iterable[str]) -> dict[str, bytes]:
     return contents
 
 
+def blob_sizes(root: Path, blobs: Iterable[str]) -> dict[str, int]:
+    """Sizes of the blobs git's object store holds (one `git cat-file --batch-check`)."""
+    wanted = sorted(set(blobs))
+    if not wanted:
+        return {}
+    out = run(root, "cat-file", "--batch-check", input=("\n".join(wanted) + "\n").encode())
+    sizes = {}
+    for line in out.decode().splitlines():
+        fields = line.split(" ")  # "<id> <type> <size>", or "<id> missing"
+        if len(fields) == 3:
+            sizes[fields[0]] = int(fields[2])
+    return sizes
+
+
 class RawChange(NamedTuple):
     """One file-level change between two trees: status letter, old/new blob and path."""
 

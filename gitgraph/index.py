@@ -119,24 +119,22 @@ def _load_extractions(root: Path, tree: Tree, files: list[FileEntry], config: Co
             by_path[entry.path] = found
             report.cached += 1
     if missing:
-        contents = _read(root, tree, {blob: paths[0] for (blob, _), paths in missing.items()})
-        jobs = []
-        for (blob, lang), paths in missing.items():
-            if blob not in contents:
+        jobs = [(blob, lang, paths[0]) for (blob, lang), paths in missing.items()]
+        entries = _extract_all(root, tree.label == "WORKTREE", jobs, config)
+        cache.put_entries((blob, lang, encoded) for (blob, lang, _), encoded
+                          in zip(jobs, entries, strict=True) if encoded is not None)
+        cached()  # before decoding: another process may read them from the cache meanwhile
+        for (blob, lang, _), encoded in zip(jobs, entries, strict=True):
+            paths = missing[(blob, lang)]
+            if encoded is None:  # absent from a partial or shallow clone, or unreadable
                 for path in paths:
                     by_path[path] = Extraction((), (), (), 0, "missing-blob")
                 report.skipped["missing-blob"] += len(paths)
                 continue
-            jobs.append((blob, lang, contents[blob]))
-        entries = _extract_all(jobs, config)
-        cache.put_entries((blob, lang, encoded)
-                          for (blob, lang, _), encoded in zip(jobs, entries, strict=True))
-        cached()  # before decoding: another process may read them from the cache meanwhile
-        for (blob, lang, _), encoded in zip(jobs, entries, strict=True):
             extraction = decode(encoded)
-            for path in missing[(blob, lang)]:
+            for path in paths:
                 by_path[path] = extraction
-            report.extracted += len(missing[(blob, lang)])
+            report.extracted += len(paths)
     else:
         cached()
     for extraction in by_path.values():
@@ -163,10 +161,11 @@ def prefetch_staged(root: Path, config: Config) -> Callable[[], object]:
     return forked(parse)
 
 
-def _read(root: Path, tree: Tree, wanted: dict[str, str]) -> dict[str, bytes]:
-    """Blob contents: from git's object store, or from disk for work-tree edits."""
+def _read(root: Path, worktree: bool, wanted: dict[str, str]) -> dict[str, bytes]:
+    """Blob contents (`wanted`: blob → path): from git's object store, or from disk for
+    work-tree edits."""
     contents = git.read_blobs(root, wanted)
-    if tree.label == "WORKTREE":
+    if worktree:
         for blob, path in wanted.items():
             if blob not in contents:
                 try:
@@ -176,34 +175,41 @@ def _read(root: Path, tree: Tree, wanted: dict[str, str]) -> dict[str, bytes]:
     return contents
 
 
-def _extract_chunk(jobs: list[tuple[str, str, bytes]], max_bytes: int) -> list[bytes]:
+Job = tuple[str, str, str]  # blob, language, a path that holds it
+
+
+def _extract_chunk(root: Path, worktree: bool, jobs: list[Job], max_bytes: int
+                   ) -> list[bytes | None]:
+    """The cache entries of some jobs (None where the blob cannot be read); each worker
+    reads its own blobs, so no worker waits for all of them to be read, and no content
+    crosses a process boundary."""
+    contents = _read(root, worktree, {blob: path for blob, _, path in jobs})
     # Cache entries, not Extraction records, cross the process boundary: marshal bytes cost a
     # tenth of what pickling ~10^5 NamedTuples and unpickling them in the parent costs.
-    return [encode(extract(source, lang, max_bytes)) for _, lang, source in jobs]
+    return [encode(extract(contents[blob], lang, max_bytes)) if blob in contents else None
+            for blob, lang, _ in jobs]
 
 
-def _extract_all(jobs: list[tuple[str, str, bytes]], config: Config) -> list[bytes]:
+def _extract_all(root: Path, worktree: bool, jobs: list[Job], config: Config
+                 ) -> list[bytes | None]:
     """Each job's extraction as a cache entry, in a worker pool when there are many."""
     workers = min(_cores(), 8)
-    progress = _progress(len(jobs))
     if len(jobs) < PARALLEL_MIN or workers < 2:
-        results = []
-        for job in jobs:
-            results.extend(_extract_chunk([job], config.max_file_bytes))
-            progress(1)
-        progress(0)
-        return results
+        return _extract_chunk(root, worktree, jobs, config.max_file_bytes)
     # imported here: multiprocessing costs ~15 ms that the hook and diff paths never need
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    chunks = _chunks([len(job[2]) for job in jobs], workers)
-    results_by_index: dict[int, bytes] = {}
+    sizes = git.blob_sizes(root, [blob for blob, _, _ in jobs])
+    chunks = _chunks([sizes.get(blob, 0) for blob, _, _ in jobs], workers)
+    progress = _progress(len(jobs))
+    results_by_index: dict[int, bytes | None] = {}
     if multiprocessing.get_start_method() == "fork":
         prepare({lang for _, lang, _ in jobs})
     with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
-        futures = [(chunk, pool.submit(_extract_chunk, [jobs[i] for i in chunk],
-                                       config.max_file_bytes)) for chunk in chunks if chunk]
+        futures = [(chunk, pool.submit(_extract_chunk, root, worktree,
+                                       [jobs[i] for i in chunk], config.max_file_bytes))
+                   for chunk in chunks if chunk]
         for chunk, future in futures:
             for i, entry in zip(chunk, future.result(), strict=True):
                 results_by_index[i] = entry
