@@ -106,12 +106,12 @@ def widen(change: Delta, tables: Tables, mentions: Callable[[], Index],
     return reach
 
 
-def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[FileEntry],
-          keep_mentions: bool = False) -> list[Piece] | None:
+def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[FileEntry]
+          ) -> list[Piece] | None:
     """graph.json's bytes (in pieces) for `files`, spliced from `old`; None when a full
-    rebuild is needed. With `keep_mentions` (the hook's update: every later update and diff
-    reads the index), an interface change without a stored mentions index builds and keeps
-    one (~0.5 s on Django, once); otherwise git grep answers instead."""
+    rebuild is needed. Which files mention a changed name: the stored index (kept up to date
+    here where there is one), else git grep (building the index, ~0.4 s on Django, is left
+    to `diff` and `warm`, off the commit path)."""
     cache = BlobCache(git.common_dir(root), extractor_digest(config.max_file_bytes))
     change = delta(old.files, files, cache,
                    lambda entries: load_extractions(root, tree, entries, config, Report()))
@@ -128,9 +128,6 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
     tablestore.global_tables(root, config, old, tables, cache)
     def mentions_index() -> Index:
         found = tablestore.stored_mentions(root, config, old.files, cache)
-        if found is None and keep_mentions:
-            return tablestore.mentions(root, config, old.files, cache, lambda: load_extractions(
-                root, tree, files, config, Report()))
         return found if found is not None else Grep(root, tree.label, by_path)
 
     index = functools.cache(mentions_index)

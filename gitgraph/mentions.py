@@ -180,8 +180,12 @@ class Grep:
             args.append("--cached")
         elif self.tree != "WORKTREE":
             args.append(self.tree)
-        out = git.run(self.root, *args, "--", input="\n".join(patterns).encode() + b"\n",
-                      fine=(0, 1))  # 1: no file matches
+        # only files with the indexed files' extensions: a tracked graph.json alone is 33 MB
+        # of text to read (from the object store, for the index) and search (0.14 -> 0.03 s)
+        suffixes = sorted({"*" + path[path.rfind("."):] for path in self.indexed
+                           if "." in path.rpartition("/")[2]})
+        out = git.run(self.root, *args, "--", *suffixes,
+                      input="\n".join(patterns).encode() + b"\n", fine=(0, 1))  # 1: no match
         prefix = b"" if self.tree in ("INDEX", "WORKTREE") else self.tree.encode() + b":"
         found = {os.fsdecode(path[len(prefix):]) for path in out.split(b"\0") if path}
         return {path for path in found if path in self.indexed}

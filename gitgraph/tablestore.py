@@ -104,11 +104,15 @@ def mentions(root: Path, config: Config, files: tuple[FileEntry, ...], cache: Bl
     """Which files of `files` mention which names: the stored index brought up to date file
     by file, or built from every file's extraction (`build` gives them)."""
     found = stored_mentions(root, config, files, cache)
-    if found is None:
-        log.info("update: building the index of mentioned names")
-        found = Mentions()
-        for source, extraction in build().items():
-            found.add(source, names_in(extraction))
+    return found if found is not None else built_mentions(build)
+
+
+def built_mentions(build: Callable[[], dict[str, Extraction]]) -> Mentions:
+    """The index built from every file's extraction (`build` gives them)."""
+    log.info("building the index of mentioned names")
+    found = Mentions()
+    for source, extraction in build().items():
+        found.add(source, names_in(extraction))
     return found
 
 

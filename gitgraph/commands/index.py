@@ -81,12 +81,12 @@ def _last_graph(root: Path, config: Config) -> store.GraphFile | None:
 
 
 def _patched(root: Path, config: Config, graphs: list[store.GraphFile | None], tree: Tree,
-             files: list[FileEntry], keep_mentions: bool = False) -> list[Piece] | None:
+             files: list[FileEntry]) -> list[Piece] | None:
     """graph.json's bytes for `files`, patched from the first of `graphs` that can be (see
     incremental.patch); None when a full build is needed."""
     for graph in graphs:
         if graph is not None:
-            pieces = incremental.patch(root, config, graph, tree, files, keep_mentions)
+            pieces = incremental.patch(root, config, graph, tree, files)
             if pieces is not None:
                 return pieces
     return None
@@ -154,7 +154,7 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
             if not merging:  # graph.json, else (absent, or another version) the last written
                 fits = old is not None and old.header == store.header(config)
                 pieces = _patched(root, config, [old] if fits else [_last_graph(root, config)],
-                                  tree, files, keep_mentions=True)
+                                  tree, files)
             if pieces is not None:
                 written = _write(root, config, path, pieces)
                 if not quiet:
