@@ -8,7 +8,7 @@ import os
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from .errors import GitGraphError
 
@@ -52,23 +52,38 @@ def _check(args: Sequence[str], returncode: int, stderr: bytes) -> None:
 ZERO = "0" * 40  # the blob id git shows for a work-tree file it has not hashed
 
 
-def started(root: Path, *args: str) -> Callable[[], bytes]:
+def started(root: Path, *args: str, spooled: bool = False) -> Callable[[], bytes]:
     """Start `git ARGS` now, to run while the caller does other work; the returned function
-    waits for it and returns stdout (errors as `run` reports them). Call it exactly once."""
+    waits for it and returns stdout (errors as `run` reports them). Call it exactly once.
+    `spooled` sends the output to an unnamed file, not a pipe: an output larger than a pipe
+    holds would stop git until the caller reads it."""
+    spool = _unnamed_file() if spooled else None
     try:
         proc = subprocess.Popen(
-            ["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            ["git", *args], cwd=root, stdout=spool or subprocess.PIPE, stderr=subprocess.PIPE,
             env={**os.environ, **_ENV_OVERRIDES},
         )
     except FileNotFoundError:
+        if spool is not None:
+            spool.close()
         raise GitGraphError("git not found (install git and put it on PATH)") from None
 
     def finish() -> bytes:
         stdout, stderr = proc.communicate()
-        _check(args, proc.returncode, stderr)
-        return stdout
+        with spool or contextlib.nullcontext():
+            _check(args, proc.returncode, stderr)
+            if spool is None:
+                return stdout
+            spool.seek(0)
+            return spool.read()
 
     return finish
+
+
+def _unnamed_file() -> BinaryIO:
+    import tempfile  # only the spooled commands need it (not the hook's path)
+
+    return tempfile.TemporaryFile()
 
 
 # (git dir, common dir) of each work tree top seen, from the one rev-parse of repo_root
@@ -149,27 +164,9 @@ def ls_tree(root: Path, commit: str) -> list[TreeEntry]:
 
 
 def ls_tree_started(root: Path, commit: str) -> Callable[[], list[TreeEntry]]:
-    """`ls_tree`, started now; the returned function waits for it. Its output goes to an
-    unnamed file, not a pipe: a listing larger than a pipe holds would stop git until read."""
-    import tempfile
-
-    spool = tempfile.TemporaryFile()
-    try:
-        proc = subprocess.Popen(["git", "ls-tree", "-r", "-z", "--full-tree", commit], cwd=root,
-                                stdout=spool, stderr=subprocess.PIPE,
-                                env={**os.environ, **_ENV_OVERRIDES})
-    except FileNotFoundError:
-        spool.close()
-        raise GitGraphError("git not found (install git and put it on PATH)") from None
-
-    def finish() -> list[TreeEntry]:
-        with spool:
-            _, stderr = proc.communicate()
-            _check(("ls-tree", commit), proc.returncode, stderr)
-            spool.seek(0)
-            return parse_ls_tree(spool.read())
-
-    return finish
+    """`ls_tree`, started now (see `started`; spooled: a tree's listing outgrows a pipe)."""
+    finish = started(root, "ls-tree", "-r", "-z", "--full-tree", commit, spooled=True)
+    return lambda: parse_ls_tree(finish())
 
 
 def parse_ls_tree(out: bytes) -> list[TreeEntry]:
