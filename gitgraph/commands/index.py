@@ -80,16 +80,11 @@ def _last_graph(root: Path, config: Config) -> store.GraphFile | None:
     return graph if graph is not None and graph.header == store.header(config) else None
 
 
-def _patched(root: Path, config: Config, graphs: list[store.GraphFile | None], tree: Tree,
+def _patched(root: Path, config: Config, graph: store.GraphFile | None, tree: Tree,
              files: list[FileEntry]) -> list[Piece] | None:
-    """graph.json's bytes for `files`, patched from the first of `graphs` that can be (see
-    incremental.patch); None when a full build is needed."""
-    for graph in graphs:
-        if graph is not None:
-            pieces = incremental.patch(root, config, graph, tree, files)
-            if pieces is not None:
-                return pieces
-    return None
+    """graph.json's bytes for `files`, patched from `graph` (see incremental.patch); None
+    when there is no graph or a full build is needed."""
+    return None if graph is None else incremental.patch(root, config, graph, tree, files)
 
 
 def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> int:
@@ -104,7 +99,7 @@ def index(*, cwd: Path, rev: str | None, staged: bool, output: str | None) -> in
     with store.locked(_lock(root)):
         last = _last_graph(root, config)
         files = source_files(tree, config, Report())
-        pieces = _patched(root, config, [last], tree, files)
+        pieces = _patched(root, config, last, tree, files)
         if pieces is not None:
             _write(root, config, path, pieces)
             assert last is not None
@@ -153,7 +148,7 @@ def refresh(*, cwd: Path, staged: bool, stage: bool, quiet: bool) -> Refreshed:
             pieces = None
             if not merging:  # graph.json, else (absent, or another version) the last written
                 fits = old is not None and old.header == store.header(config)
-                pieces = _patched(root, config, [old] if fits else [_last_graph(root, config)],
+                pieces = _patched(root, config, old if fits else _last_graph(root, config),
                                   tree, files)
             if pieces is not None:
                 written = _write(root, config, path, pieces)
