@@ -5,7 +5,6 @@ incremental update, from graph.json's lines with per-file entries loaded on dema
 
 from __future__ import annotations
 
-import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Hashable, Iterable
 from dataclasses import dataclass, field
@@ -148,42 +147,47 @@ def family(lang: str) -> str:
     return "js" if lang in JS_LANGS else lang
 
 
-def python_module_name(path: str, present: Container[str]) -> str:
-    """Dotted module name of a Python file, from the `__init__.py` chain above it (`present`
-    holds the tree's paths)."""
-    parts = path[: -len(posixpath.splitext(path)[1])].split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    start = len(parts) - 1
-    while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
-        start -= 1
-    return ".".join(parts[start:]) if parts else ""
+class ModuleNames:
+    """Dotted module names of Python files, from the `__init__.py` chain above each
+    (`present` holds the tree's paths); each directory's package name is worked out once."""
 
+    def __init__(self, present: Container[str]) -> None:
+        self.present = present
+        self._packages: dict[str, str] = {}  # directory → its dotted name, "" if no package
 
-def python_modules(paths: list[str]) -> dict[str, str]:
-    """Dotted module name → file, for every Python file (`.py` before `.pyi`): the names
-    `python_module_name` gives, with each directory's package name worked out once."""
-    present = set(paths)
-    packages: dict[str, str] = {}  # directory → its dotted name as a package, "" if none
-
-    def package(directory: str) -> str:
-        if directory not in packages:
-            if not directory or directory + "/__init__.py" not in present:
-                packages[directory] = ""
+    def package(self, directory: str) -> str:
+        """A directory's dotted name as a package of packages above it, "" when none."""
+        if directory not in self._packages:
+            if not directory or directory + "/__init__.py" not in self.present:
+                self._packages[directory] = ""
             else:
                 parent, _, name = directory.rpartition("/")
-                above = package(parent)
-                packages[directory] = f"{above}.{name}" if above else name
-        return packages[directory]
+                above = self.package(parent)
+                self._packages[directory] = f"{above}.{name}" if above else name
+        return self._packages[directory]
 
-    modules: dict[str, str] = {}
-    for path in sorted(paths):
+    def __call__(self, path: str) -> str:
+        """The module name of a Python file ("" for a top-level `__init__.py`)."""
         directory, _, name = path.rpartition("/")
         stem = name.rpartition(".")[0]  # every Python file's name has an extension
         if stem == "__init__":  # the package's own module, named whatever else is there
             directory, _, stem = directory.rpartition("/")
-        above = package(directory)
-        dotted = f"{above}.{stem}" if above and stem else stem
+        above = self.package(directory)
+        return f"{above}.{stem}" if above and stem else stem
+
+
+def python_module_name(path: str, present: Container[str]) -> str:
+    """Dotted module name of a Python file, from the `__init__.py` chain above it (`present`
+    holds the tree's paths)."""
+    return ModuleNames(present)(path)
+
+
+def python_modules(paths: list[str]) -> dict[str, str]:
+    """Dotted module name → file, for every Python file (`.py` before `.pyi`)."""
+    name_of = ModuleNames(set(paths))
+    modules: dict[str, str] = {}
+    for path in sorted(paths):
+        dotted = name_of(path)
         if dotted:
             modules.setdefault(dotted, path)
     return modules

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import posixpath
 import shutil
 from pathlib import Path
 from textwrap import dedent
@@ -515,11 +516,25 @@ _NAMES = st.sampled_from(["__init__.py", "mod.py", "mod.pyi", "__init__.pyi", "x
 @given(st.lists(st.tuples(st.lists(_SEGMENTS, max_size=4), _NAMES), max_size=25))
 def test_python_modules_names_each_file_as_python_module_name_does(
         files: list[tuple[list[str], str]]) -> None:
-    """The per-directory memo of python_modules gives the names of the per-path walk."""
+    """The per-directory memo of python_modules gives the names of a plain walk up the
+    `__init__.py` chain of each path (python_module_name, one path, agrees)."""
     paths = sorted({"/".join([*dirs, name]) for dirs, name in files})
     expected: dict[str, str] = {}
     for path in paths:
-        name = python_module_name(path, set(paths))
+        name = _walked_module_name(path, set(paths))
+        assert python_module_name(path, set(paths)) == name
         if name:
             expected.setdefault(name, path)
     assert python_modules(paths) == expected
+
+
+def _walked_module_name(path: str, present: set[str]) -> str:
+    """The reference rule: a file's dotted name takes in each directory above it for as
+    long as that directory holds an `__init__.py`."""
+    parts = path[: -len(posixpath.splitext(path)[1])].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    start = len(parts) - 1
+    while start > 0 and "/".join(parts[:start]) + "/__init__.py" in present:
+        start -= 1
+    return ".".join(parts[start:]) if parts else ""
