@@ -126,6 +126,7 @@ def patch(root: Path, config: Config, old: GraphFile, tree: Tree, files: list[Fi
 
     tables = Tables.loading({f.path: f.lang for f in files}, load)
     tablestore.global_tables(root, config, old, tables, cache)
+
     def mentions_index() -> Index:
         found = tablestore.stored_mentions(root, config, old.files, cache)
         return found if found is not None else Grep(root, tree.label, by_path)
