@@ -132,7 +132,10 @@ def evaluate_fault(
         listed = [line for line in tests_run.stdout.splitlines() if line.strip()]
         record["tests_cmd"] = {
             "tests": listed,
-            "not_collected": [t for t in listed if normalise_test(t) not in truth.collected_ids],
+            "selected": selected_count(listed, truth.collected_ids),
+            "not_collected": [
+                t for t in listed if not selected_count([t], truth.collected_ids)
+            ],
             "seconds": tests_run.seconds,
             "returncode": tests_run.returncode,
             "stderr": tests_run.stderr[-2000:],
@@ -151,6 +154,7 @@ def evaluate_fault(
                 impact = {}
             entry["tokens_used"] = impact.get("tokens_used")
             entry["tests"] = list(impact.get("tests", []))
+            entry["selected"] = selected_count(entry["tests"], truth.collected_ids)
             entry["nodes"] = [
                 {
                     "id": n.get("id"),
@@ -209,12 +213,31 @@ class Score:
     precision: float | None
     body: float | None  # changed body shown (None when it does not fit the budget)
     tokens: int
+    selected: int | None  # tests the returned ids make pytest run (None: no ids)
     overrun: bool
     seconds: float
 
 
 def _file_of(test: str) -> str:
     return test.partition("::")[0]
+
+
+def _selectors(test: str) -> set[str]:
+    """The ids that make pytest run `test` (normalised): itself, each class it is in, its file."""
+    parts = test.split("::")
+    return {"::".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+def _found(returned: Iterable[str], failed: set[str]) -> set[str]:
+    """The failing tests that the returned ids make pytest run."""
+    ids = set(returned)
+    return {t for t in failed if not ids.isdisjoint(_selectors(t))}
+
+
+def selected_count(ids: Iterable[str], collected: Iterable[str]) -> int:
+    """How many collected tests the ids make pytest run (a class or file id runs all of it)."""
+    wanted = {normalise_test(t) for t in ids}
+    return sum(not wanted.isdisjoint(_selectors(t)) for t in collected)
 
 
 class RankMetrics(NamedTuple):
@@ -226,11 +249,14 @@ class RankMetrics(NamedTuple):
     hit: float  # 1.0 when at least one failing test is listed
 
 
-def _rank_metrics(returned: list[str], failed: set[str]) -> RankMetrics:
-    found = failed.intersection(returned)
+def _rank_metrics(
+    returned: list[str], failed: set[str], selected: int | None = None
+) -> RankMetrics:
+    """`selected`: how many tests the ids run, when some name a class or a file."""
+    found = _found(returned, failed)
     recall = len(found) / len(failed) if failed else 0.0
-    room = min(len(failed), len(returned))
-    mrr = next((1.0 / rank for rank, t in enumerate(returned, 1) if t in failed), 0.0)
+    room = min(len(failed), len(returned) if selected is None else selected)
+    mrr = next((1.0 / rank for rank, t in enumerate(returned, 1) if _found([t], failed)), 0.0)
     return RankMetrics(recall, len(found) / room if room else 0.0, mrr, 1.0 if found else 0.0)
 
 
@@ -246,7 +272,7 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
     tests = _dedupe(normalise_test(t) for t in entry["tests"])
     nodes = entry["nodes"]
     seen_files = {n["path"] for n in nodes} | {_file_of(t) for t in tests}
-    ranked = _rank_metrics(tests, failed)
+    ranked = _rank_metrics(tests, failed, entry.get("selected"))
     shown = any(
         n["id"] == fault_node and n["changed"] and n["resolution"] in ("body", "hunk")
         for n in nodes
@@ -264,6 +290,7 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
             ),
             body=(1.0 if shown else 0.0) if fits else None,
             tokens=int(used),
+            selected=entry.get("selected", len(tests)),
             overrun=bool("error" in entry or used > budget or entry["counted_tokens"] > budget),
             seconds=entry["seconds"],
         )
@@ -278,6 +305,7 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
         precision=1.0 if plain["files"] else 0.0,
         body=(1.0 if plain["body"].get(fault_node) else 0.0) if fits else None,
         tokens=plain["tokens"],
+        selected=None,
         overrun=plain["tokens"] > budget,
         seconds=plain["seconds"],
     )
@@ -297,6 +325,7 @@ def score(record: dict[str, Any], budget: int) -> dict[str, Score]:
         ),
         body=None,
         tokens=bfs["tokens"],
+        selected=len(bfs_tests),
         overrun=bfs["tokens"] > budget,
         seconds=bfs["seconds"],
     )
@@ -311,6 +340,7 @@ class TestsScore(NamedTuple):
     mrr: float
     hit: float
     listed: int
+    selected: int  # tests the ids make pytest run
     runnable: float | None  # share of the listed ids that pytest collects
 
 
@@ -318,11 +348,14 @@ def tests_cmd_score(record: dict[str, Any]) -> TestsScore:
     """Score the `--tests` list of one fault."""
     returned = _dedupe(normalise_test(t) for t in record["tests_cmd"]["tests"])
     failed = set(record["failed"])
-    ranked = _rank_metrics(returned, failed)
-    precision = len(failed.intersection(returned)) / len(returned) if returned else None
-    stray = set(record["tests_cmd"]["not_collected"])
+    selected = record["tests_cmd"].get("selected", len(returned))
+    ranked = _rank_metrics(returned, failed, selected)
+    precision = len(_found(returned, failed)) / selected if selected else None
+    stray = {normalise_test(t) for t in record["tests_cmd"]["not_collected"]}
     runnable = sum(t not in stray for t in returned) / len(returned) if returned else None
-    return TestsScore(ranked.recall, precision, ranked.mrr, ranked.hit, len(returned), runnable)
+    return TestsScore(
+        ranked.recall, precision, ranked.mrr, ranked.hit, len(returned), selected, runnable
+    )
 
 
 # -- tables --------------------------------------------------------------------------------------
@@ -331,6 +364,11 @@ def tests_cmd_score(record: dict[str, Any]) -> TestsScore:
 def _mean(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return statistics.fmean(present) if present else None
+
+
+def _median(values: Iterable[int | None]) -> str:
+    present = [v for v in values if v is not None]
+    return f"{statistics.median(present):.0f}" if present else "–"
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -356,6 +394,7 @@ SUMMARY_HEADER = (
     "≥1 failing test",
     "precision",
     "changed bodies",
+    "tests run (median)",
     "tokens (median)",
     "overruns",
     "latency median s",
@@ -375,6 +414,7 @@ def summary_row(name: str, scores: list[Score]) -> list[str]:
         _pct(_mean(s.hit for s in scores)),
         _fmt(_mean(s.precision for s in scores)),
         _pct(_mean(s.body for s in scores)),
+        _median(s.selected for s in scores),
         f"{statistics.median(s.tokens for s in scores):.0f}",
         str(sum(s.overrun for s in scores)),
         f"{statistics.median(s.seconds for s in scores):.3f}",
@@ -488,6 +528,7 @@ def tests_table(keys: list[str], records: list[dict[str, Any]]) -> str:
                 _fmt(_mean(p.mrr for p in parts)),
                 _pct(_mean(p.hit for p in parts)),
                 f"{statistics.median(p.listed for p in parts):.0f}",
+                f"{statistics.median(p.selected for p in parts):.0f}",
                 _pct(_mean(p.runnable for p in parts)),
                 f"{statistics.median(r['tests_cmd']['seconds'] for r in mine):.3f}",
             ]
@@ -500,6 +541,7 @@ def tests_table(keys: list[str], records: list[dict[str, Any]]) -> str:
         "MRR",
         "≥1 failing test",
         "ids (median)",
+        "tests run (median)",
         "ids in the collected suite",
         "latency median s",
     )
@@ -512,10 +554,11 @@ def recall_losses(record: dict[str, Any], budget: int) -> tuple[float, float, fl
     budget held cannot name every failing test. Graph: failing tests the `--tests` list (every
     impacted test) never names. Ranking: named there, but below the budget's cut."""
     failed = set(record["failed"])
-    returned = _dedupe(normalise_test(t) for t in record["budgets"][str(budget)]["tests"])
-    reached = failed.intersection(normalise_test(t) for t in record["tests_cmd"]["tests"])
-    room = min(len(failed), len(returned))
-    found = len(failed.intersection(returned))
+    entry = record["budgets"][str(budget)]
+    returned = _dedupe(normalise_test(t) for t in entry["tests"])
+    reached = _found((normalise_test(t) for t in record["tests_cmd"]["tests"]), failed)
+    room = min(len(failed), entry.get("selected", len(returned)))
+    found = len(_found(returned, failed))
     in_room = max(min(len(reached), room), found)  # a budget list may name a test --tests missed
     total = len(failed)
     return found / total, 1 - room / total, (in_room - found) / total, (room - in_room) / total
