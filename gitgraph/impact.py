@@ -229,7 +229,8 @@ def impacted_tests(analysis: Analysis, limit: int | None = None) -> list[str]:
     seeds = [c.node for c in analysis.changes if analysis.view.node(c.node) is not None]
     return runnable_tests(analysis.view, analysis.ranking, seeds,
                           analysis.weights.get("class_tests", 0.0),
-                          analysis.weights.get("test_name", 0.0), limit)
+                          analysis.weights.get("test_name", 0.0),
+                          analysis.weights.get("test_group_share", 2.0), limit)
 
 
 def untested(analysis: Analysis) -> list[str]:

@@ -27,9 +27,33 @@ _JS = ("javascript", "typescript", "tsx")
 
 def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
                    class_weight: float = 0.0, name_weight: float = 0.0,
-                   limit: int | None = None) -> list[str]:
+                   group_share: float = 2.0, limit: int | None = None) -> list[str]:
     """Runnable ids: tests the ranking reached by score, then tests only reachable, nearest first
     (the first `limit` of them: the same ids, found without naming every reachable test).
+
+    A Python test file or class of which at least `group_share` of the tests are impacted is
+    named once, at its best test's place, instead of test by test (`tests/test_x.py::TestY`
+    runs all of TestY): a change that breaks hundreds of tests fits a few ids, and pytest runs
+    at most 1 - `group_share` of each group's tests beyond the impacted ones. A share above 1
+    names every test alone.
+    """
+    reached = _reachable(view, seeds)
+    if group_share > 1.0:
+        return _ranked_ids(view, ranking, seeds, reached, class_weight, name_weight, limit)
+    groups = _Groups(view, set(ranking.score).union(n for n, _ in reached), group_share)
+    wanted = 2 * limit if limit is not None else None  # most ids a group stands for are near
+    while True:  # grouping shortens the list: ask for more ids until `limit` entries remain
+        ids = _ranked_ids(view, ranking, seeds, reached, class_weight, name_weight, wanted)
+        grouped = groups.apply(ids)
+        if limit is None or wanted is None or len(grouped) >= limit or len(ids) < wanted:
+            return grouped[:limit]
+        wanted *= 2
+
+
+def _ranked_ids(view: View, ranking: Ranking, seeds: list[str],
+                reached: list[tuple[str, int]], class_weight: float, name_weight: float,
+                limit: int | None) -> list[str]:
+    """Every impacted test's ids, best first (the first `limit` of them).
 
     Reachability follows dependents (callers, tests, subclasses, importers, containers)
     from the changed symbols, so `pytest $(gitgraph diff --tests)` misses fewer tests
@@ -51,7 +75,6 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
             for key, method in class_tests(view, node):
                 _put(order, key, (-own, -ranking.score.get(method, 0.0), 0, method))
     names = [w for w in map(_seed_words, seeds) if w] if name_weight else []
-    reached = _reachable(view, seeds)
     if limit is None or name_weight <= -1.0:  # (a factor <= 0: ranked ids no longer come first)
         for node_id, depth in reached:
             _add(order, view, ranking, node_id, 0.0, depth)
@@ -66,6 +89,60 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
     return [k for k, _ in sorted(order.items(),
                                  key=lambda kv: (kv[1][0], kv[0] not in named, kv[1], kv[0]))
             ][:limit]
+
+
+class _Groups:
+    """Python test files and classes named by one id when enough of their tests are impacted."""
+
+    def __init__(self, view: View, impacted: set[str], share: float) -> None:
+        self.view = view
+        self.impacted = impacted  # test nodes (defining methods and functions)
+        self.share = share
+        self.whole: dict[str, bool] = {}  # group id → whether it stands for its tests
+        self.classes = Classes(view)
+
+    def apply(self, ids: list[str]) -> list[str]:
+        """`ids` with each id of a whole group replaced by the group's id at its first place
+        (a file before its classes)."""
+        result: list[str] = []
+        named: set[str] = set()
+        for test_id in ids:
+            path, _, rest = test_id.partition("::")
+            group = test_id
+            if rest and language_of(path) == "python":
+                owner = test_id.rpartition("::")[0]  # its class, or its file
+                group = next((g for g in (path, owner) if self._is_whole(g)), test_id)
+            if group not in named:
+                named.add(group)
+                result.append(group)
+        return result
+
+    def _is_whole(self, group: str) -> bool:
+        if group not in self.whole:
+            members = self._members(group)
+            impacted = sum(method in self.impacted for method in members)
+            self.whole[group] = len(members) > 1 and impacted >= self.share * len(members)
+        return self.whole[group]
+
+    def _members(self, group: str) -> list[str]:
+        """The test node behind each test a group runs."""
+        path, _, classes = group.partition("::")
+        view = self.view
+        if classes:
+            node = view.node(f"{path}::{classes.replace('::', '.')}")
+            if node is None or node["kind"] != "class":
+                return []
+            return [m for _, m in class_tests(view, node, self.classes)]
+        members: list[str] = []
+        for target, kind, _ in view.outgoing(path):
+            node = view.node(target) if kind == "contains" and view.is_test(target) else None
+            if node is None:
+                continue
+            if node["kind"] == "class":
+                members.extend(m for _, m in class_tests(view, node, self.classes))
+            elif node["kind"] == "function":
+                members.append(target)
+        return members
 
 
 def _add_nearest(order: dict[str, Rank], view: View, ranking: Ranking,
@@ -194,11 +271,44 @@ def _own_share(ranking: Ranking, node_id: str) -> float:
     return sum(parts.get(k, 0.0) for k in _OWN_REASONS) / total if total > 0 else 0.0
 
 
-def class_tests(view: View, node: dict[str, Any]) -> list[tuple[str, str]]:
+class Classes:
+    """Python classes' own attributes and bases, and whether they or their bases hold a test
+    (kept across calls: test classes share their bases)."""
+
+    def __init__(self, view: View) -> None:
+        self.view = view
+        self.parts: dict[str, tuple[list[tuple[str, str, bool]], list[str]]] = {}
+        self.tested: dict[str, bool] = {}
+
+    def own(self, cls: str) -> tuple[list[tuple[str, str, bool]], list[str]]:
+        """(name, node, whether a test method) of each attribute, sorted; the bases, sorted."""
+        if cls not in self.parts:
+            view = self.view
+            members = sorted(t for t, kind, _ in view.outgoing(cls) if kind == "contains")
+            self.parts[cls] = (
+                [(m.rpartition(".")[2], m,
+                  view.is_test(m) and (view.node(m) or {}).get("kind") == "method")
+                 for m in members],
+                sorted(base for base, kind, _ in view.outgoing(cls) if kind == "inherits"))
+        return self.parts[cls]
+
+    def has_tests(self, cls: str) -> bool:
+        """Whether the class or a base of it defines a test method."""
+        if cls not in self.tested:
+            self.tested[cls] = False  # (an inheritance cycle ends here)
+            members, bases = self.own(cls)
+            self.tested[cls] = (any(test for _, _, test in members)
+                                or any(self.has_tests(base) for base in bases))
+        return self.tested[cls]
+
+
+def class_tests(view: View, node: dict[str, Any],
+                classes: Classes | None = None) -> list[tuple[str, str]]:
     """(runnable id, defining method) of every test method a Python test class runs: its own
     and those it inherits from its bases (the nearest definition of each name wins)."""
     if language_of(node["path"]) != "python":
         return []
+    classes = classes or Classes(view)
     cls_path, _, cls_qual = node["id"].rpartition("::")
     prefix = f"{cls_path}::{cls_qual.replace('.', '::')}::"
     seen_names: set[str] = set()
@@ -206,20 +316,14 @@ def class_tests(view: View, node: dict[str, Any]) -> list[tuple[str, str]]:
     queue = deque([node["id"]])
     visited = {node["id"]}
     while queue:
-        cls = queue.popleft()
-        members = sorted((target for target, kind, _ in view.outgoing(cls) if kind == "contains"))
-        for member in members:
-            method = view.node(member)
-            if method is None or method["kind"] != "method":
-                continue
-            name = member.rpartition(".")[2]
-            if name in seen_names:
-                continue
-            seen_names.add(name)
-            if method.get("test"):
-                ids.append((prefix + name, member))
-        for base, kind, _ in sorted(view.outgoing(cls)):
-            if kind == "inherits" and base not in visited:
+        members, bases = classes.own(queue.popleft())
+        for name, member, test in members:
+            if name not in seen_names:  # any attribute of that name hides the bases' test
+                seen_names.add(name)
+                if test:
+                    ids.append((prefix + name, member))
+        for base in bases:  # (a base with no test anywhere above it adds no id)
+            if base not in visited and classes.has_tests(base):
                 visited.add(base)
                 queue.append(base)
     return ids

@@ -12,6 +12,12 @@ from pathlib import Path
 import pytest
 
 import gitgraph.cli
+from gitgraph.config import parse
+
+# .gitgraph.yml, and the Config, of tests about which single tests are impacted: names every
+# test alone, never a test class or file for most of its tests (see testids.impacted_tests)
+ONE_BY_ONE_YML = "weights:\n  test_group_share: 2\n"
+ONE_BY_ONE = parse({"weights": {"test_group_share": 2}})
 
 GITGRAPH = shutil.which("gitgraph", path=str(Path(sys.executable).parent)) or "gitgraph"
 

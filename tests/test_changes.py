@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from conftest import Repo
+from conftest import ONE_BY_ONE, Repo
 
 from gitgraph import git
 from gitgraph.changes import parse_sides
@@ -144,7 +144,7 @@ def test_comment_only_change_is_cosmetic(project: Repo) -> None:
 def test_removed_symbol_keeps_its_callers(project: Repo) -> None:
     project.write("pkg/lib.py", LIB.replace('def compute(x):\n    """Add one, twice."""\n'
                                             "    return helper(helper(x))\n", ""))
-    analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), Config())
+    analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), ONE_BY_ONE)
     assert {c.node: c.kind for c in analysis.changes} == {"pkg/lib.py::compute": "removed"}
     ghost = analysis.view.node("pkg/lib.py::compute")
     assert ghost is not None
@@ -187,7 +187,7 @@ def test_revision_semantics(project: Repo) -> None:
 
 def test_tests_of_a_change_are_ranked(project: Repo) -> None:
     project.write("pkg/lib.py", LIB.replace("return 0", "return 7"))
-    analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), Config())
+    analysis = analyse(project.path, parse_sides(project.path, ["HEAD"], False), ONE_BY_ONE)
     assert impacted_tests(analysis)[0] == "tests/test_lib.py::test_shape"
 
 

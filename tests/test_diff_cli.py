@@ -8,7 +8,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import Repo
+from conftest import ONE_BY_ONE_YML, Repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +63,7 @@ def project(repo: Repo) -> Repo:
     repo.write("shapes/__init__.py", "")
     repo.write("shapes/lib.py", LIB)
     repo.write("tests/test_lib.py", TESTS)
+    repo.write(".gitgraph.yml", ONE_BY_ONE_YML)  # each test's place in the list is checked
     repo.commit("base")
     repo.write("shapes/lib.py", LIB.replace("return self.side * self.side",
                                             "return self.side ** 2"))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo
+from conftest import ONE_BY_ONE, Repo
 
 from gitgraph import git
 from gitgraph.changes import parse_sides
@@ -64,7 +64,7 @@ def run(repo: Repo, *revisions: str, fresh: bool) -> Analysis:
     if fresh:  # forget the stored view: a full build of the head tree
         for stored in (git.common_dir(repo.path) / "gitgraph").glob("view-*.bin"):
             stored.unlink()
-    return analyse(repo.path, parse_sides(repo.path, list(revisions), False), Config())
+    return analyse(repo.path, parse_sides(repo.path, list(revisions), False), ONE_BY_ONE)
 
 
 def shown(node: dict[str, Any] | None) -> dict[str, Any]:
