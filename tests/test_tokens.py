@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitgraph import tokens
+from gitgraph import counting, tokens
 from gitgraph.errors import GitGraphError
 
 KNOWN_IDS = [
@@ -140,7 +140,7 @@ _PIECES = st.sampled_from(["\n", "\r\n", " ", "  ", "\t", "\u00a0", "\u3000", "/
 @given(st.lists(_PIECES, max_size=40).map("".join))
 def test_counter_parts_add_up_to_the_whole(text: str) -> None:
     for name in tokens.ENCODINGS:
-        assert tokens.Counter(name)(text) == tokens.count(text, name)
+        assert counting.Counter(name)(text) == tokens.count(text, name)
 
 
 def test_counter_on_rendered_code() -> None:
@@ -148,10 +148,10 @@ def test_counter_on_rendered_code() -> None:
     texts = [source, json.dumps({"code": source}, indent=1), source.replace("\n", "\n\n/"),
              "\n".join(f"/{line}" for line in source.splitlines())]
     for name in tokens.ENCODINGS:
-        counter = tokens.Counter(name)
+        counter = counting.Counter(name)
         for text in texts * 2:  # the second round is answered from the remembered parts
             assert counter(text) == tokens.count(text, name)
-    assert set(tokens._CUTS) == set(tokens.ENCODINGS)
+    assert set(counting._CUTS) == set(tokens.ENCODINGS)
 
 
 def test_prefetch_builds_the_same_encoding(fresh: Path) -> None:
@@ -165,7 +165,7 @@ def test_prefetch_builds_the_same_encoding(fresh: Path) -> None:
 
 def test_background_counter_matches_and_ends_its_helper() -> None:
     text = Path(tokens.__file__).read_text(encoding="utf-8")
-    with tokens.Counter("cl100k_base", background=True) as counter:
+    with counting.Counter("cl100k_base", background=True) as counter:
         helper = counter._helper
         assert helper is not None  # Linux, one thread: a forked helper counts
         assert counter(text) == tokens.count(text) == counter(text)
@@ -175,7 +175,7 @@ def test_background_counter_matches_and_ends_its_helper() -> None:
 
 
 def test_background_counter_survives_its_helper_dying() -> None:
-    with tokens.Counter("o200k_base", background=True) as counter:
+    with counting.Counter("o200k_base", background=True) as counter:
         assert counter._helper is not None
         os.kill(counter._helper.pid, signal.SIGKILL)
         assert counter("def f(x):\n    return x\n") == len(KNOWN_IDS[3][2])
@@ -188,7 +188,7 @@ def test_background_counter_with_threads_builds_in_this_process() -> None:
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        with tokens.Counter("cl100k_base", background=True) as counter:
+        with counting.Counter("cl100k_base", background=True) as counter:
             assert counter._helper is None  # forking now could copy a held lock
             assert counter("hello world") == 2
     finally:
@@ -197,8 +197,8 @@ def test_background_counter_with_threads_builds_in_this_process() -> None:
 
 
 def test_background_counter_gives_up_on_a_silent_helper(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens, "_HELPER_TIMEOUT", 0.5)
-    with tokens.Counter("cl100k_base", background=True) as counter:
+    monkeypatch.setattr(counting, "_HELPER_TIMEOUT", 0.5)
+    with counting.Counter("cl100k_base", background=True) as counter:
         assert counter._helper is not None
         pid = counter._helper.pid
         os.kill(pid, signal.SIGSTOP)  # alive but never answering

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
          fmt: str | None, tests: bool, code: bool, explain: bool) -> int:
     """Print the impact of a diff (git diff's revision semantics) within `budget` tokens."""
-    from gitgraph import render, tokens
+    from gitgraph import counting, render
 
     root = git.repo_root(cwd)
     config = config_mod.load(root)
@@ -40,7 +40,7 @@ def diff(*, cwd: Path, revisions: list[str], staged: bool, budget: int | None,
     # before the graph modules are even imported: the build is the longest thing a diff
     # waits for, and forked later, from a larger heap, it would make the pages this
     # process then writes (reference counts of the view's objects) copies, one fault each.
-    with tokens.Counter(config.encoding, background=True) as count:
+    with counting.Counter(config.encoding, background=True) as count:
         from gitgraph.changes import parse_sides
         from gitgraph.headgraph import Stored
         from gitgraph.impact import analyse, build_impact
