@@ -16,6 +16,7 @@ from typing import Any
 
 from . import git, tablestore
 from .cache import BlobCache
+from .compactview import CompactView
 from .config import Config
 from .extract import extractor_digest
 from .graph import Graph, build, build_part, file_node, graph_digest, node_records
@@ -25,7 +26,7 @@ from .languages import language_of
 from .mentions import Index
 from .model import Extraction, FileEntry, Symbol
 from .tables import Tables, family, references
-from .view import CompactView, MemoryView, View
+from .view import MemoryView, View
 
 Ghosts = dict[str, list[Symbol]]  # path → symbols removed from it
 

@@ -1,5 +1,5 @@
 """The stored view's file layout: checked, aligned sections; node attributes by column;
-edges as CSR arrays read in place from the mapped file (see view.CompactView)."""
+edges as CSR arrays read in place from the mapped file (see compactview.CompactView)."""
 
 from __future__ import annotations
 

@@ -11,10 +11,11 @@ from conftest import ONE_BY_ONE, Repo
 
 from gitgraph import git
 from gitgraph.changes import parse_sides
+from gitgraph.compactview import CompactView
 from gitgraph.config import Config
 from gitgraph.impact import Analysis, analyse, impacted_tests
 from gitgraph.index import build_tree_graph, snapshot
-from gitgraph.view import CompactView, MemoryView
+from gitgraph.view import MemoryView
 
 LIB = """\
 class Base:
