@@ -52,6 +52,7 @@ class Resolver:
         self._use_attrs = use_attrs
         self._values: Resolver | None = None
         self._derived: dict[str, list[str]] | None = None
+        self._holders: dict[str, dict[str, list[str]]] = {}
         self.methods = tables.methods
         # Base classes are resolved without walking bases (use_bases=False), so the result
         # does not depend on the order in which classes are seen.
@@ -164,7 +165,7 @@ class Resolver:
                 found += self.member(Target("symbol", base), name, depth + 1)
             if not found and depth == 0 and self._use_attrs:
                 # a mixin's attribute that the classes using it set (`Cache = LRUCache`)
-                for derived in self._subclasses().get(target.key, ()):
+                for derived in self._holding(target.key).get(name, ()):
                     derived_path, _, derived_qual = derived.rpartition("::")
                     found += self._held(derived_path, derived_qual, name)
             return _merge(found)
@@ -216,6 +217,19 @@ class Resolver:
                     if symbol is not None and symbol.kind in kinds:
                         found.append((target, weight))
         return _merge(found)
+
+    def _holding(self, base: str) -> dict[str, list[str]]:
+        """Attribute name → the direct subclasses of class node `base` that set it, in
+        `_subclasses` order: a class with hundreds of subclasses (Django's Field) is asked
+        for many names, and most of them set few attributes."""
+        found = self._holders.get(base)
+        if found is None:
+            found = self._holders[base] = defaultdict(list)
+            for derived in self._subclasses().get(base, ()):
+                path, _, qual = derived.rpartition("::")
+                for name in self.attrs[path].get(qual, ()):
+                    found[name].append(derived)
+        return found
 
     def _subclasses(self) -> dict[str, list[str]]:
         """Base class node → the classes that derive from it (directly)."""
