@@ -64,6 +64,8 @@ class Resolver:
         self._names: dict[tuple[str, str, bool], Candidates] = {}
         self._receivers: dict[tuple[str, str], Candidates] = {}
         self._chains: dict[tuple[tuple[tuple[Target, float], ...], str], Candidates] = {}
+        self._inner: dict[str, set[str]] = {}
+        self._classes: dict[tuple[str, str], Target | None] = {}
 
     # -- modules -------------------------------------------------------------------------------
 
@@ -319,19 +321,29 @@ class Resolver:
         return current
 
     def _name(self, path: str, scope: str, name: str, guess: bool = True) -> Candidates:
-        symbols = self.symbols[path]
-        lang = self.lang[path]
-        prefix = scope
-        while prefix:
-            qual = f"{prefix}.{name}"
-            if qual in symbols and (lang != "python" or
-                                    symbols[prefix].kind not in _CONTAINER_KINDS):
-                return [(Target("symbol", f"{path}::{qual}"), 1.0)]
-            prefix = prefix.rpartition(".")[0]
+        if scope and name in self._inner_names(path):
+            symbols = self.symbols[path]
+            lang = self.lang[path]
+            prefix = scope
+            while prefix:
+                qual = f"{prefix}.{name}"
+                if qual in symbols and (lang != "python" or
+                                        symbols[prefix].kind not in _CONTAINER_KINDS):
+                    return [(Target("symbol", f"{path}::{qual}"), 1.0)]
+                prefix = prefix.rpartition(".")[0]
         key = (path, name, guess)
         found = self._names.get(key)
         if found is None:
             found = self._names[key] = self._file_name(path, name, guess)
+        return found
+
+    def _inner_names(self, path: str) -> set[str]:
+        """The last parts of the qualnames of a file's nested definitions: the only names an
+        enclosing scope can bind (most names used in a function are bound elsewhere)."""
+        found = self._inner.get(path)
+        if found is None:
+            found = self._inner[path] = {qualname.rpartition(".")[2]
+                                         for qualname in self.symbols[path] if "." in qualname}
         return found
 
     def _file_name(self, path: str, name: str, guess: bool = True) -> Candidates:
@@ -372,6 +384,14 @@ class Resolver:
         return found
 
     def _enclosing_class(self, path: str, scope: str) -> Target | None:
+        """The class (or other container) whose members `self`/`cls`/`this` in `scope`
+        name; worked out once per scope."""
+        key = (path, scope)
+        if key not in self._classes:
+            self._classes[key] = self._find_enclosing_class(path, scope)
+        return self._classes[key]
+
+    def _find_enclosing_class(self, path: str, scope: str) -> Target | None:
         symbols = self.symbols[path]
         prefix = scope
         while prefix:
