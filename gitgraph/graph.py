@@ -166,37 +166,42 @@ def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: E
         if module is not None and module.kind == "file":
             graph.add_edge(entry.path, module.key, "imports", 1.0)
     # `self.m(...)` is a call of self.m, and its `self.m` also reads as a value: count it once
-    calls = {(r.scope, r.name, r.line) for r in extraction.refs if r.kind == "call"}
-    for ref in extraction.refs:
-        if ref.kind == "value":
-            if (ref.scope, ref.name, ref.line) not in calls:
-                _add_value(graph, resolver, entry.path, ref.scope, ref.name, tests)
+    calls = {(scope, name, line) for kind, name, scope, line in extraction.refs if kind == "call"}
+    sources: dict[str, tuple[str, str]] = {}  # scope → its source node and the edge kind
+    external = unresolved = resolved = 0
+    for kind, name, scope, line in extraction.refs:
+        if kind != "call" and kind != "value":
             continue
-        if ref.kind != "call":
+        origin = sources.get(scope)
+        if origin is None:
+            source = source_node(entry.path, scope, graph.nodes)
+            origin = sources[scope] = (source, "tests" if tests.get(source) else "calls")
+        if kind == "value":
+            if (scope, name, line) not in calls:
+                _add_value(graph, resolver, entry.path, scope, name, *origin)
             continue
-        graph.counts["calls"] += 1
-        found = resolver.resolve(entry.path, ref.scope, ref.name)
+        found = resolver.resolve(entry.path, scope, name)
         if found == EXTERNAL:
-            graph.counts["calls_external"] += 1
+            external += 1
             continue
         if not found:
-            graph.counts["calls_unresolved"] += 1
+            unresolved += 1
             continue
-        graph.counts["calls_resolved"] += 1
-        source = source_node(entry.path, ref.scope, graph.nodes)
-        kind = "tests" if tests.get(source) else "calls"
+        resolved += 1
+        source, edge = origin
         for target, weight in found:
             if target.kind in ("file", "symbol"):
-                graph.add_edge(source, target.key, kind, weight)
+                graph.add_edge(source, target.key, edge, weight)
+    graph.counts += Counter({"calls": external + unresolved + resolved, "calls_external": external,
+                             "calls_unresolved": unresolved, "calls_resolved": resolved})
 
 
 def _add_value(graph: Graph, resolver: Resolver, path: str, scope: str, name: str,
-               tests: dict[str, bool]) -> None:
-    """A function or class used as a value (a callback, a chosen implementation, a decorator):
-    whoever holds it may call it, so it counts as a weaker call. Only names that scopes,
-    imports or attribute chains resolve count: most values are plain variables."""
-    source = source_node(path, scope, graph.nodes)
-    kind = "tests" if tests.get(source) else "calls"
+               source: str, edge: str) -> None:
+    """A function or class used as a value (a callback, a chosen implementation, a decorator)
+    in `source`: whoever holds it may call it, so it counts as a weaker call (of kind
+    `edge`). Only names that scopes, imports or attribute chains resolve count: most values
+    are plain variables."""
     for target, weight in resolver.resolve(path, scope, name, guess=False):
         if target.kind != "symbol":
             continue
@@ -207,7 +212,7 @@ def _add_value(graph: Graph, resolver: Resolver, path: str, scope: str, name: st
         if qual.rpartition(".")[2] != name.rpartition(".")[2]:
             continue
         if symbol is not None and symbol.kind in _CALLABLE_KINDS:
-            graph.add_edge(source, target.key, kind, weight * VALUE_WEIGHT)
+            graph.add_edge(source, target.key, edge, weight * VALUE_WEIGHT)
 
 
 def file_node(path: str, lang: str, lines: int, status: str = "") -> dict[str, Any]:
