@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import blake2b, log
-from .model import Extraction, Import, Ref, Symbol
+from .model import Extraction, Import, RawExtraction, Ref, Symbol
 
 # Layout of the cache; bump to orphan every entry.
 #   1  a file per entry: marshal of (symbols, refs, imports, lines, status)
@@ -42,7 +42,7 @@ class Damaged(ValueError):
     """A cache entry or pack whose bytes are not what was written."""
 
 
-def encode(extraction: Extraction) -> bytes:
+def encode(extraction: Extraction | RawExtraction) -> bytes:
     """An extraction as one cache entry (checksum + marshal): workers send these back."""
     body = marshal.dumps((
         tuple(map(tuple, extraction.symbols)),

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from . import __version__, blake2b, grammars
 from .languages import LANGUAGES, query_path, query_text
-from .model import Extraction, Import, Ref, Symbol
+from .model import Extraction, Import, RawExtraction, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
 EXTRACTOR_VERSION = "7"
@@ -97,10 +97,18 @@ def skip_reason(source: bytes, max_bytes: int) -> str:
 
 def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
     """Symbols, references and imports of one blob; bad input gives a status, never raises."""
+    raw = extract_raw(source, lang, max_bytes)
+    # tuple.__new__ fills a record without the Python-level call Ref(...) makes per instance
+    return Extraction(raw.symbols, tuple([tuple.__new__(Ref, ref) for ref in raw.refs]),
+                      raw.imports, raw.lines, raw.status)
+
+
+def extract_raw(source: bytes, lang: str, max_bytes: int) -> RawExtraction:
+    """`extract`, its references left as plain tuples (for a cache entry)."""
     lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     reason = skip_reason(source, max_bytes)
     if reason:
-        return Extraction((), (), (), lines, reason)
+        return RawExtraction((), (), (), lines, reason)
     parser, query, plans = _tools(lang)
     import tree_sitter
 
@@ -161,7 +169,7 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
                              target.start_point[0] + 1))
     if len(found) > MAX_NESTING and \
             _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
-        return Extraction((), (), (), lines, "deep-nesting")
+        return RawExtraction((), (), (), lines, "deep-nesting")
     definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]] = []
     for node, *rest in found:
         full = _with_marks(node)
@@ -170,7 +178,8 @@ def extract(source: bytes, lang: str, max_bytes: int) -> Extraction:
     marks = any(part.search(source) for part in _TEST_MARK_PARTS)
     symbols, scoped = _nest(definitions, refs, source, marks)
     status = "syntax-error" if root.has_error else ""
-    return Extraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines, status)
+    return RawExtraction(tuple(symbols), tuple(scoped), tuple(sorted(set(imports))), lines,
+                         status)
 
 
 class _Plan(NamedTuple):
@@ -235,7 +244,7 @@ def normalise(text: str) -> str:
 
 def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]],
           refs: list[tuple[int, str, str, int]], source: bytes, marks: bool
-          ) -> tuple[list[Symbol], list[Ref]]:
+          ) -> tuple[list[Symbol], list[tuple[str, str, str, int]]]:
     """Qualified names from nesting, and the innermost enclosing symbol of each reference
     (`marks`: the source holds a test mark somewhere)."""
     definitions.sort(key=lambda d: (d[0], d[1]))  # stable: a tie keeps the query's order
@@ -290,8 +299,7 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
             test=test_capture or marks and bool(_TEST_MARK.search(
                 source[full.start_byte:node.start_byte] + _modifiers(node))),
         )
-    # tuple.__new__ fills a record without the Python-level call Ref(...) makes per instance
-    return sorted(symbols.values()), [tuple.__new__(Ref, ref) for ref in sorted(scoped)]
+    return sorted(symbols.values()), sorted(scoped)
 
 
 def _redefined(first: Symbol, node: Any, source: bytes, added: list[str]) -> Symbol:

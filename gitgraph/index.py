@@ -19,7 +19,7 @@ from typing import NamedTuple
 from . import gc_paused, git
 from .cache import BlobCache, decode, encode
 from .config import Config
-from .extract import extract, extractor_digest, prepare
+from .extract import extract_raw, extractor_digest, prepare
 from .fork import forked
 from .graph import Graph, build_part, nodes_of, split_by_refs
 from .languages import language_of
@@ -186,7 +186,7 @@ def _extract_chunk(root: Path, worktree: bool, jobs: list[Job], max_bytes: int
     contents = _read(root, worktree, {blob: path for blob, _, path in jobs})
     # Cache entries, not Extraction records, cross the process boundary: marshal bytes cost a
     # tenth of what pickling ~10^5 NamedTuples and unpickling them in the parent costs.
-    return [encode(extract(contents[blob], lang, max_bytes)) if blob in contents else None
+    return [encode(extract_raw(contents[blob], lang, max_bytes)) if blob in contents else None
             for blob, lang, _ in jobs]
 
 

@@ -53,6 +53,17 @@ class Extraction(NamedTuple):
     status: str
 
 
+class RawExtraction(NamedTuple):
+    """An Extraction whose references are plain (kind, name, scope, line) tuples: what a
+    cache entry holds, so a worker that only encodes its results builds no Ref records."""
+
+    symbols: tuple[Symbol, ...]
+    refs: tuple[tuple[str, str, str, int], ...]
+    imports: tuple[Import, ...]
+    lines: int
+    status: str
+
+
 class FileEntry(NamedTuple):
     """One tracked source file of the described tree."""
 
