@@ -250,30 +250,31 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
     definitions.sort(key=lambda d: (d[0], d[1]))  # stable: a tie keeps the query's order
     refs.sort()  # the order among refs at one byte does not matter: they end up in a set
     stack: list[tuple[int, str, str, str]] = []  # end byte, qualname, kind, receiver name
-    scope = receiver = ""  # stack[-1]'s qualname and receiver name
+    outside = len(source) + 1  # the end byte of the file level, which nothing is after
+    scope_end, scope, receiver = outside, "", ""  # stack[-1]'s end byte, qualname, receiver
     symbols: dict[str, Symbol] = {}
     added: list[str] = []  # qualnames in the order their first definition was seen
     scoped: set[tuple[str, str, str, int]] = set()
     next_ref, last_ref = 0, len(refs)
     for definition in [*definitions, None]:  # None: the references after the last one
-        start = definition[0] if definition else len(source) + 1
+        start = definition[0] if definition else outside
         # the references before this definition (one starting where it does is inside it)
         while next_ref < last_ref and refs[next_ref][0] < start:
             ref_start, kind, name, line = refs[next_ref]
             next_ref += 1
-            if stack and stack[-1][0] <= ref_start:
+            if ref_start >= scope_end:
                 while stack and stack[-1][0] <= ref_start:
                     stack.pop()
-                _, scope, _, receiver = stack[-1] if stack else (0, "", "", "")
+                scope_end, scope, _, receiver = stack[-1] if stack else (outside, "", "", "")
             if receiver and name.startswith(receiver + "."):  # Go: s.helper() in func (s *T)
                 name = "self" + name[len(receiver):]
             scoped.add((kind, name, scope, line))
         if definition is None:
             break
-        if stack and stack[-1][0] <= start:
+        if start >= scope_end:
             while stack and stack[-1][0] <= start:
                 stack.pop()
-            _, scope, _, receiver = stack[-1] if stack else (0, "", "", "")
+            scope_end, scope, _, receiver = stack[-1] if stack else (outside, "", "", "")
         _, _, node, full, name_node, kind, parent_name, test_capture, receiver = definition
         outer = stack[-1] if stack else None
         name = _text(name_node)
@@ -281,24 +282,22 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
         qualname = scope = f"{prefix}.{name}" if prefix else name
         if kind == "function" and (parent_name or (outer and outer[2] in _CONTAINERS)):
             kind = "method"
-        stack.append((full.end_byte, qualname, kind, receiver))
+        scope_end = full.end_byte
+        stack.append((scope_end, qualname, kind, receiver))
         if kind in _SCOPE_ONLY:
             continue
         if qualname in symbols:
             symbols[qualname] = _redefined(symbols[qualname], full, source, added)
             continue
         added.append(qualname)
-        symbols[qualname] = Symbol(
-            qualname=qualname,
-            kind=kind,
-            start_line=full.start_point[0] + 1,
-            end_line=full.end_point[0] + 1,
-            signature=_signature(node, source),
-            hash=blake2b(source[full.start_byte:full.end_byte], digest_size=8).hexdigest(),
-            doc=_doc(node),
-            test=test_capture or marks and bool(_TEST_MARK.search(
-                source[full.start_byte:node.start_byte] + _modifiers(node))),
-        )
+        body = node.child_by_field_name("body")
+        symbols[qualname] = Symbol(  # (by position: keywords cost a dict per symbol)
+            qualname, kind, full.start_point[0] + 1, full.end_point[0] + 1,
+            _signature(node, body, source),
+            blake2b(source[full.start_byte:scope_end], digest_size=8).hexdigest(),
+            _doc(node, body),
+            test_capture or marks and bool(_TEST_MARK.search(
+                source[full.start_byte:node.start_byte] + _modifiers(node))))
     return sorted(symbols.values()), sorted(scoped)
 
 
@@ -336,8 +335,8 @@ def _modifiers(node: Any) -> bytes:
     return b" ".join(parts)
 
 
-def _signature(node: Any, source: bytes) -> str:
-    body = node.child_by_field_name("body")
+def _signature(node: Any, body: Any, source: bytes) -> str:
+    """A definition's header, without comments and layout (`body`: its body, if any)."""
     if body is None:  # `const f = () => {…}`: the header ends where the function's body starts
         value = node.child_by_field_name("value") or node.child_by_field_name("right")
         body = value.child_by_field_name("body") if value is not None else None
@@ -365,8 +364,8 @@ def _signature(node: Any, source: bytes) -> str:
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
 
 
-def _doc(node: Any) -> str:
-    body = node.child_by_field_name("body")
+def _doc(node: Any, body: Any) -> str:
+    """The first line of a definition's docstring or leading comment (`body`: its body)."""
     if body is not None and body.type == "block" and body.named_child_count:
         string = body.named_child(0)  # not named_children[0]: that makes a node per child
         if string.type == "expression_statement" and string.named_child_count:
