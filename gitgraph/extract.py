@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from typing import Any, NamedTuple
 
 from . import __version__, blake2b, grammars
@@ -196,12 +197,14 @@ class _Plan(NamedTuple):
 
 
 def _plan(keys: tuple[str, ...]) -> _Plan:
+    # Kinds are interned: the same kind from two patterns is then the same string, which
+    # sorting the references and every later `kind == "call"` compare by identity.
     definitions = tuple(
-        (key, "name.definition." + key[len("definition."):], key[len("definition."):])
+        (key, "name.definition." + key[len("definition."):], sys.intern(key[len("definition."):]))
         for key in keys
         if key.startswith("definition.") and key != "definition.parent"
         and "name.definition." + key[len("definition."):] in keys)
-    references = tuple((key, key[len("name.reference."):]) for key in keys
+    references = tuple((key, sys.intern(key[len("name.reference."):])) for key in keys
                        if key.startswith("name.reference."))
     target = next((key for key in ("assign.self", "assign.class") if key in keys), "")
     return _Plan(references, definitions, "test" in keys,
