@@ -3,7 +3,7 @@ only module that imports tree_sitter.
 
 Definitions, references and imports come from the tags queries in `queries/`; this module
 adds what a query cannot express: nesting (qualified names), the enclosing scope of each
-reference, signatures, docstrings and text hashes.
+reference and text hashes; deftext.py reads signatures, docstrings and marks.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import sys
 from typing import Any, NamedTuple
 
 from . import __version__, blake2b, grammars
+from .deftext import doc_line, modifiers, signature, text_of, with_marks
 from .languages import LANGUAGES, query_path, query_text
 from .model import Extraction, Import, RawExtraction, Ref, Symbol
 
 # Bump when extraction output changes for the same input; part of every cache key.
 EXTRACTOR_VERSION = "7"
 MINIFIED_LINE_CHARS = 1000  # average line length above which a file is treated as minified
-SIGNATURE_CHARS = 240
 NAME_CHARS = 200
 # Definitions nested deeper than this are generated or hostile input; tree-sitter's parent and
 # sibling lookups cost O(depth) each, so extracting them would take quadratic time.
@@ -35,20 +35,11 @@ _TEST_MARK = re.compile(b"|".join(_TEST_MARKS))
 # each alone starts with one literal byte the regex engine scans for fast; the alternation
 # tries every position, 8x slower over a whole file
 _TEST_MARK_PARTS = tuple(re.compile(mark) for mark in _TEST_MARKS)
-_MARK_SIBLINGS = {"attribute_item", "decorator", "annotation", "marker_annotation"}
-# statements that wrap a definition: its leading comment sits beside the wrapper
-_WRAPPERS = {"decorated_definition", "export_statement", "lexical_declaration",
-             "variable_declaration", "expression_statement", "ambient_declaration",
-             "type_declaration", "var_declaration"}
 _PLAIN_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _SPACE = re.compile(r"\s+")
-_STRING_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|\'\'\'|\"|\')|(?:\"\"\"|\'\'\'|\"|\')$")
 _NOT_A_NAME = re.compile(r"[()\[\]<>{}'\"`!&*]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.(\w+)$")
 _LAST_NAME = re.compile(r"(\w+)\W*$")
-# every comment of the supported grammars starts with one of these (JavaScript's include <!--)
-_COMMENT_START = re.compile(rb"[#/]|<!--|-->")
-_COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/?|///?|//!|#)\s?")
 
 
 @functools.cache
@@ -141,7 +132,7 @@ def extract_raw(source: bytes, lang: str, max_bytes: int) -> RawExtraction:
             for node in captures[key]:
                 if receiver:
                     # Java's obj.m(…) has no node spanning "obj.m": the query captures both parts
-                    name = normalise(_text(receiver[0]) + "." + _text(node))
+                    name = normalise(text_of(receiver[0]) + "." + text_of(node))
                 else:
                     raw = source[node.start_byte:node.end_byte]
                     known = names.get(raw)
@@ -154,8 +145,8 @@ def extract_raw(source: bytes, lang: str, max_bytes: int) -> RawExtraction:
             parent = captures.get("definition.parent")
             self_name = captures.get("self")
             found.append((captures[key][0], captures[name_key][0], kind,
-                          _text(parent[0]) if parent else "", plan.test,
-                          _text(self_name[0]) if self_name else ""))
+                          text_of(parent[0]) if parent else "", plan.test,
+                          text_of(self_name[0]) if self_name else ""))
         if plan.imports:
             imports.extend(_imports(captures))
         if plan.assign:
@@ -165,17 +156,17 @@ def extract_raw(source: bytes, lang: str, max_bytes: int) -> RawExtraction:
             prefix = "self." if plan.assign == "assign.self" else ""
             alias = "=" if "assign.alias" in captures else ""
             value = captures.get("assign.value") or captures["assign.alias"]
-            held = normalise(_text(value[0]))
+            held = normalise(text_of(value[0]))
             if held and not held.startswith("?"):
                 refs.append((target.start_byte, "assign",
-                             f"{prefix}{_text(target)}={alias}{held}",
+                             f"{prefix}{text_of(target)}={alias}{held}",
                              target.start_point[0] + 1))
     if len(found) > MAX_NESTING and \
             _nesting([(d[0].start_byte, d[0].end_byte) for d in found]) > MAX_NESTING:
         return RawExtraction((), (), (), lines, "deep-nesting")
     definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]] = []
     for node, *rest in found:
-        full = _with_marks(node)
+        full = with_marks(node)
         definitions.append((full.start_byte, -full.end_byte, node, full, *rest))
     # a mark inside a definition's text is a mark in the file: most files have none
     marks = any(part.search(source) for part in _TEST_MARK_PARTS)
@@ -282,7 +273,7 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
             scope_end, scope, _, receiver = stack[-1] if stack else (outside, "", "", "")
         _, _, node, full, name_node, kind, parent_name, test_capture, receiver = definition
         outer = stack[-1] if stack else None
-        name = _text(name_node)
+        name = text_of(name_node)
         prefix = parent_name or (outer[1] if outer else "")
         qualname = scope = f"{prefix}.{name}" if prefix else name
         if kind == "function" and (parent_name or (outer and outer[2] in _CONTAINERS)):
@@ -298,11 +289,11 @@ def _nest(definitions: list[tuple[int, int, Any, Any, Any, str, str, bool, str]]
         body = node.child_by_field_name("body")
         symbols[qualname] = Symbol(  # (by position: keywords cost a dict per symbol)
             qualname, kind, full.start_point[0] + 1, full.end_point[0] + 1,
-            _signature(node, body, source),
+            signature(node, body, source),
             blake2b(source[full.start_byte:scope_end], digest_size=8).hexdigest(),
-            _doc(node, body),
+            doc_line(node, body),
             test_capture or marks and bool(_TEST_MARK.search(
-                source[full.start_byte:node.start_byte] + _modifiers(node))))
+                source[full.start_byte:node.start_byte] + modifiers(node))))
     return sorted(symbols.values()), sorted(scoped)
 
 
@@ -319,102 +310,14 @@ def _redefined(first: Symbol, node: Any, source: bytes, added: list[str]) -> Sym
     return first._replace(end_line=max(first.end_line, node.end_point[0] + 1), hash=digest)
 
 
-def _with_marks(node: Any) -> Any:
-    """The definition together with its decorators (Python's decorated_definition)."""
-    parent = node.parent
-    if parent is not None and parent.type == "decorated_definition":
-        return parent
-    return node
-
-
-def _modifiers(node: Any) -> bytes:
-    """Annotation/attribute text attached to a definition (Java modifiers, Rust attributes)."""
-    parts = []
-    for child in node.children:
-        if child.type == "modifiers":
-            parts.append(child.text or b"")
-    sibling = node.prev_named_sibling
-    while sibling is not None and sibling.type in _MARK_SIBLINGS:
-        parts.append(sibling.text or b"")
-        sibling = sibling.prev_named_sibling
-    return b" ".join(parts)
-
-
-def _signature(node: Any, body: Any, source: bytes) -> str:
-    """A definition's header, without comments and layout (`body`: its body, if any)."""
-    if body is None:  # `const f = () => {…}`: the header ends where the function's body starts
-        value = node.child_by_field_name("value") or node.child_by_field_name("right")
-        body = value.child_by_field_name("body") if value is not None else None
-    if body is not None:
-        end = body.start_byte
-    else:  # no body: the first line
-        end = source.find(b"\n", node.start_byte, node.end_byte)
-        end = node.end_byte if end < 0 else end
-    # comments sitting between a header and its body are not part of the signature
-    parts, start, stack = [], node.start_byte, [node]
-    if not _COMMENT_START.search(source, start, end):
-        stack = []  # no comment can start here: the header is the whole span, no tree walk
-    while stack:
-        inner = stack.pop()
-        if inner.start_byte >= end:
-            continue
-        if "comment" in inner.type:
-            parts.append(source[start:inner.start_byte])
-            start = inner.end_byte
-        else:
-            stack.extend(child for child in reversed(inner.children) if child.start_byte < end)
-    parts.append(source[start:end])
-    text = b" ".join(parts).decode("utf-8", "replace")
-    text = " ".join(text.split()).rstrip("{ ").strip()
-    return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
-
-
-def _doc(node: Any, body: Any) -> str:
-    """The first line of a definition's docstring or leading comment (`body`: its body)."""
-    if body is not None and body.type == "block" and body.named_child_count:
-        string = body.named_child(0)  # not named_children[0]: that makes a node per child
-        if string.type == "expression_statement" and string.named_child_count:
-            string = string.named_child(0)
-        if string.type == "string":
-            return _first_line(_STRING_QUOTES.sub("", _text(string)))
-    comment = node.prev_named_sibling
-    while True:
-        while comment is not None and comment.type in _MARK_SIBLINGS:
-            comment = comment.prev_named_sibling
-        parent = node.parent
-        if comment is not None or parent is None or parent.type not in _WRAPPERS:
-            break
-        node = parent  # the first thing in `export …`, `const f = …`, `type T struct`
-        comment = node.prev_named_sibling
-    if comment is not None and "comment" in comment.type and \
-            comment.end_point[0] >= node.start_point[0] - 1:
-        # walk up a run of line comments to the first one
-        while True:
-            earlier = comment.prev_named_sibling
-            if earlier is None or "comment" not in earlier.type or \
-                    earlier.end_point[0] != comment.start_point[0] - 1:
-                break
-            comment = earlier
-        return _first_line(_text(comment))
-    return ""
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        line = _COMMENT_MARKS.sub("", line).strip().rstrip("*/").strip()
-        if line:
-            return line[:SIGNATURE_CHARS]
-    return ""
-
-
 def _imports(captures: dict[str, list[Any]]) -> list[Import]:
     def one(key: str) -> str:
         nodes = captures.get(key)
-        return _text(nodes[0]) if nodes else ""
+        return text_of(nodes[0]) if nodes else ""
 
     line = min(n.start_point[0] for nodes in captures.values() for n in nodes) + 1
     # several @import.from nodes are the segments of a nested Rust use list: a::{b::{c}}
-    source = "::".join(_text(n) for n in captures.get("import.from", ())) or one("import.source")
+    source = "::".join(text_of(n) for n in captures.get("import.from", ())) or one("import.source")
     alias = one("import.alias")
     if "import.star" in captures:
         return [Import(_clean_module(source), "*", alias, line)]
@@ -429,11 +332,6 @@ def _imports(captures: dict[str, list[Any]]) -> list[Import]:
 
 def _clean_module(text: str) -> str:
     return _SPACE.sub("", text).strip("\"'`")
-
-
-def _text(node: Any) -> str:
-    raw: bytes = node.text or b""
-    return raw.decode("utf-8", "replace")
 
 
 def code_digests(source: bytes, lang: str, spans: list[tuple[int, int]]) -> list[str]:
