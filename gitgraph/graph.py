@@ -162,7 +162,7 @@ def _add_links(graph: Graph, resolver: Resolver, entry: FileEntry, extraction: E
             if target.kind in ("file", "symbol"):
                 graph.add_edge(entry.path, target.key, "imports", weight)
     for imp in resolver.bindings(entry.path).get("*", ()):
-        module = resolver.module(entry.path, imp.module)
+        module = resolver.modules.find(entry.path, imp.module)
         if module is not None and module.kind == "file":
             graph.add_edge(entry.path, module.key, "imports", 1.0)
     # `self.m(...)` is a call of self.m, and its `self.m` also reads as a value: count it once

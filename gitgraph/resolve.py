@@ -11,26 +11,16 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from .config import RECEIVER_WEIGHT
 from .languages import PYTHON_BUILTIN_METHODS, PYTHON_BUILTINS
 from .model import Import
-from .tables import JS_LANGS, Tables, absolute_python, family, python_module_name
+from .modules import Modules, Target
+from .tables import Tables, family
 
 MAX_CANDIDATES = 3  # more same-named globals than this: too ambiguous to be evidence
 _CONTAINER_KINDS = {"class", "interface", "struct", "enum", "trait", "type", "module"}
 _ALIAS_KINDS = _CONTAINER_KINDS | {"function", "method"}
-_JS_SUFFIXES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts",
-                "/index.tsx", "/index.js", "/index.jsx")
-
-
-class Target(NamedTuple):
-    """What a name can denote: a module (file or package directory) or a symbol node."""
-
-    kind: str  # "file" | "dir" | "symbol" | "external"
-    key: str  # path, directory, or node id
-    family: str = ""  # for "dir": which languages' files make up the package
 
 
 Candidates = list[tuple[Target, float]]
@@ -57,71 +47,14 @@ class Resolver:
         # Base classes are resolved without walking bases (use_bases=False), so the result
         # does not depend on the order in which classes are seen.
         self.bases: dict[str, list[str]] = tables.bases if use_bases else {}
-        self.dir_files, self.py_modules = tables.layout()
+        self.modules = Modules(tables)
         self._bindings: dict[str, dict[str, list[Import]]] = {}
-        self._modules: dict[tuple[str, str], Target | None] = {}
         self._members: dict[tuple[Target, str], Candidates] = {}
         self._names: dict[tuple[str, str, bool], Candidates] = {}
         self._receivers: dict[tuple[str, str], Candidates] = {}
         self._chains: dict[tuple[tuple[tuple[Target, float], ...], str], Candidates] = {}
         self._inner: dict[str, set[str]] = {}
         self._classes: dict[tuple[str, str], Target | None] = {}
-
-    # -- modules -------------------------------------------------------------------------------
-
-    def module(self, importer: str, spec: str) -> Target | None:
-        """The file or package a module specifier names, from `importer`'s point of view."""
-        key = (importer if spec.startswith(".") else self.lang[importer], spec)
-        if key not in self._modules:
-            self._modules[key] = self._module(importer, spec)
-        return self._modules[key]
-
-    def _module(self, importer: str, spec: str) -> Target | None:
-        lang = self.lang[importer]
-        if lang == "python":
-            dotted = absolute_python(self.py_module_name(importer), importer, spec)
-            path = self.py_modules.get(dotted) if dotted is not None else None
-            return Target("file", path) if path else None
-        if lang in JS_LANGS:
-            if not spec.startswith("."):
-                return None
-            base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-            for suffix in _JS_SUFFIXES:
-                if base + suffix in self.lang:
-                    return Target("file", base + suffix)
-            return None
-        if lang == "go":
-            return self._package_dir(spec.split("/"), "go")
-        if lang == "java":
-            return self._package_dir(spec.split("."), "java")
-        if lang == "rust":
-            parts = [p for p in spec.split("::") if p not in ("crate", "self", "super", "")]
-            for tail in (".rs", "/mod.rs"):
-                found = self._path_ending("/".join(parts) + tail, "rust") if parts else None
-                if found:
-                    return Target("file", found)
-            return None
-        return None
-
-    def _package_dir(self, parts: list[str], family: str) -> Target | None:
-        for start in range(len(parts)):
-            directory = "/".join(parts[start:])
-            matches = [d for (d, fam) in self.dir_files if fam == family and
-                       (d == directory or d.endswith("/" + directory))]
-            if len(matches) == 1:
-                return Target("dir", matches[0], family)
-            if matches:
-                return None
-        return None
-
-    def _path_ending(self, tail: str, lang: str) -> str | None:
-        hits = [p for p, lg in self.lang.items() if lg == lang and
-                (p == tail or p.endswith("/" + tail))]
-        return hits[0] if len(hits) == 1 else None
-
-    def py_module_name(self, path: str) -> str:
-        """Dotted module name of a Python file, from the `__init__.py` chain above it."""
-        return python_module_name(path, self.lang)
 
     # -- namespaces ----------------------------------------------------------------------------
 
@@ -172,7 +105,7 @@ class Resolver:
                     found += self._held(derived_path, derived_qual, name)
             return _merge(found)
         paths = ([target.key] if target.kind == "file"
-                 else self.dir_files.get((target.key, target.family), []))
+                 else self.modules.dir_files.get((target.key, target.family), []))
         for path in paths:
             if name in self.symbols[path]:
                 return [(Target("symbol", f"{path}::{name}"), 1.0)]
@@ -187,13 +120,13 @@ class Resolver:
                 if not (target.kind == "file" and target.key.endswith("__init__.py")):
                     return found
         if target.kind == "file" and self.lang.get(target.key) == "python":
-            package = self.py_module_name(target.key)
-            sub = self.py_modules.get(f"{package}.{name}" if package else name)
+            package = self.modules.py_module_name(target.key)
+            sub = self.modules.py_modules.get(f"{package}.{name}" if package else name)
             if sub and target.key.endswith("__init__.py"):
                 return [(Target("file", sub), 1.0)]
         for path in paths:
             for imp in self.bindings(path).get("*", ()):
-                module = self.module(path, imp.module)
+                module = self.modules.find(path, imp.module)
                 if module:
                     found = self.member(module, name, depth + 1)
                     if found:
@@ -250,17 +183,17 @@ class Resolver:
                 spec = imp.module
                 if lang == "python" and not imp.alias and not imp.name:
                     spec = imp.module.split(".")[0]  # `import a.b` binds `a`
-                module = self.module(path, spec)
+                module = self.modules.find(path, spec)
                 if module is None:
                     continue
                 if imp.name == "default":
                     return self.member(module, "default", depth) or [(module, 1.0)]
                 return [(module, 1.0)]
-            module = self.module(path, imp.module)
+            module = self.modules.find(path, imp.module)
             if module is None:
                 continue
             if lang == "rust":  # `use crate::a::b;` may name the module a/b.rs itself
-                sub = self.module(path, f"{imp.module}::{imp.name}")
+                sub = self.modules.find(path, f"{imp.module}::{imp.name}")
                 if sub is not None:
                     return [(sub, 1.0)]
             found = self.member(module, imp.name, depth)
@@ -356,7 +289,7 @@ class Resolver:
         if bound:
             return self.follow(path, bound, 0)
         for imp in self.bindings(path).get("*", ()):
-            module = self.module(path, imp.module)
+            module = self.modules.find(path, imp.module)
             if module:
                 found = self.member(module, name, 0)
                 if found:
@@ -365,7 +298,7 @@ class Resolver:
             return EXTERNAL
         lang_family = family(lang)
         if lang in ("go", "java", "rust"):
-            for other in self.dir_files.get((posixpath.dirname(path), lang_family), ()):
+            for other in self.modules.dir_files.get((posixpath.dirname(path), lang_family), ()):
                 if name in self.symbols[other]:
                     return [(Target("symbol", f"{other}::{name}"), 1.0)]
         return _share(self.by_name.get((lang_family, name), ()), path) if guess else []
