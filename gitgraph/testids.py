@@ -38,21 +38,30 @@ def impacted_tests(view: View, ranking: Ranking, seeds: list[str],
     names every test alone.
     """
     reached = _reachable(view, seeds)
+    classes = Classes(view)  # class members, asked for by the ranked ids and by the groups
+
+    def ranked(wanted: int | None) -> list[str]:
+        return _ranked_ids(view, ranking, seeds, reached, classes, class_weight, name_weight,
+                           wanted)
+
     if group_share > 1.0:
-        return _ranked_ids(view, ranking, seeds, reached, class_weight, name_weight, limit)
-    groups = _Groups(view, set(ranking.score).union(n for n, _ in reached), group_share)
-    wanted = 2 * limit if limit is not None else None  # most ids a group stands for are near
+        return ranked(limit)
+    groups = _Groups(view, classes, set(ranking.score).union(n for n, _ in reached),
+                     group_share)
+    if limit is None:
+        return groups.apply(ranked(None))
+    wanted = 2 * limit  # most ids a group stands for are near
     while True:  # grouping shortens the list: ask for more ids until `limit` entries remain
-        ids = _ranked_ids(view, ranking, seeds, reached, class_weight, name_weight, wanted)
+        ids = ranked(wanted)
         grouped = groups.apply(ids)
-        if limit is None or wanted is None or len(grouped) >= limit or len(ids) < wanted:
+        if len(grouped) >= limit or len(ids) < wanted:
             return grouped[:limit]
         wanted *= 2
 
 
 def _ranked_ids(view: View, ranking: Ranking, seeds: list[str],
-                reached: list[tuple[str, int]], class_weight: float, name_weight: float,
-                limit: int | None) -> list[str]:
+                reached: list[tuple[str, int]], classes: Classes, class_weight: float,
+                name_weight: float, limit: int | None) -> list[str]:
     """Every impacted test's ids, best first (the first `limit` of them).
 
     Reachability follows dependents (callers, tests, subclasses, importers, containers)
@@ -72,7 +81,7 @@ def _ranked_ids(view: View, ranking: Ranking, seeds: list[str],
         node = view.node(node_id) if own > 0 else None
         if node is not None and node["kind"] == "class":
             # within the class, tests with evidence of their own come first
-            for key, method in class_tests(view, node):
+            for key, method in class_tests(node, classes):
                 _put(order, key, (-own, -ranking.score.get(method, 0.0), 0, method))
     names = [w for w in map(_seed_words, seeds) if w] if name_weight else []
     if limit is None or name_weight <= -1.0:  # (a factor <= 0: ranked ids no longer come first)
@@ -94,12 +103,12 @@ def _ranked_ids(view: View, ranking: Ranking, seeds: list[str],
 class _Groups:
     """Python test files and classes named by one id when enough of their tests are impacted."""
 
-    def __init__(self, view: View, impacted: set[str], share: float) -> None:
+    def __init__(self, view: View, classes: Classes, impacted: set[str], share: float) -> None:
         self.view = view
+        self.classes = classes
         self.impacted = impacted  # test nodes (defining methods and functions)
         self.share = share
         self.whole: dict[str, bool] = {}  # group id → whether it stands for its tests
-        self.classes = Classes(view)
 
     def apply(self, ids: list[str]) -> list[str]:
         """`ids` with each id of a whole group replaced by the group's id at its first place
@@ -132,14 +141,14 @@ class _Groups:
             node = view.node(f"{path}::{classes.replace('::', '.')}")
             if node is None or node["kind"] != "class":
                 return []
-            return [m for _, m in class_tests(view, node, self.classes)]
+            return [m for _, m in class_tests(node, self.classes)]
         members: list[str] = []
         for target, kind, _ in view.outgoing(path):
             node = view.node(target) if kind == "contains" and view.is_test(target) else None
             if node is None:
                 continue
             if node["kind"] == "class":
-                members.extend(m for _, m in class_tests(view, node, self.classes))
+                members.extend(m for _, m in class_tests(node, self.classes))
             elif node["kind"] == "function":
                 members.append(target)
         return members
@@ -302,13 +311,11 @@ class Classes:
         return self.tested[cls]
 
 
-def class_tests(view: View, node: dict[str, Any],
-                classes: Classes | None = None) -> list[tuple[str, str]]:
+def class_tests(node: dict[str, Any], classes: Classes) -> list[tuple[str, str]]:
     """(runnable id, defining method) of every test method a Python test class runs: its own
     and those it inherits from its bases (the nearest definition of each name wins)."""
     if language_of(node["path"]) != "python":
         return []
-    classes = classes or Classes(view)
     cls_path, _, cls_qual = node["id"].rpartition("::")
     prefix = f"{cls_path}::{cls_qual.replace('.', '::')}::"
     seen_names: set[str] = set()
