@@ -130,12 +130,11 @@ def evaluate_fault(
         }
         tests_run = gitgraph(repo, "diff", "HEAD~1", "--tests")
         listed = [line for line in tests_run.stdout.splitlines() if line.strip()]
+        runnable = set().union(*map(_selectors, truth.collected_ids))  # ids that run a test
         record["tests_cmd"] = {
             "tests": listed,
             "selected": selected_count(listed, truth.collected_ids),
-            "not_collected": [
-                t for t in listed if not selected_count([t], truth.collected_ids)
-            ],
+            "not_collected": [t for t in listed if normalise_test(t) not in runnable],
             "seconds": tests_run.seconds,
             "returncode": tests_run.returncode,
             "stderr": tests_run.stderr[-2000:],
