@@ -225,10 +225,10 @@ def update_tables(tables: Tables, moved: list[FileEntry], before: dict[str, Extr
     plain = Resolver(tables, use_bases=False)
     found: dict[str, set[str]] = defaultdict(set)
     for path in sorted(paths):
-        ids = node_ids(path, load(path))
-        for ref in load(path).refs:
-            if ref.kind != "inherit":
-                continue
+        extraction = load(path)
+        inherits = [ref for ref in extraction.refs if ref.kind == "inherit"]
+        ids = node_ids(path, extraction) if inherits else set()
+        for ref in inherits:
             source = source_node(path, ref.scope, ids)
             for target, _ in plain.resolve(path, "", ref.name):
                 if target.kind == "symbol" and target.key != source:
